@@ -1,0 +1,1 @@
+//! Kafka codec: schemas as data, one walker that decodes, one that encodes.

@@ -1,0 +1,4 @@
+//! kwire: a dissector for Apache Kafka traffic.
+#![forbid(unsafe_code)]
+
+pub mod codec;
