@@ -1,1 +1,102 @@
-//! Kafka codec: schemas as data, one walker that decodes, one that encodes.
+//! Kafka codec: Kafka's JSON message schemas drive one walker that decodes
+//! frames into a value tree with byte ranges, and one encoder that writes them.
+//!
+//! Entry points: [`decode_request`], [`decode_response`], [`encode_request`],
+//! [`encode_response`].
+
+pub mod apis;
+mod decode;
+pub mod encode;
+pub mod error;
+pub mod errors;
+mod frame;
+pub mod schema;
+pub mod tree;
+
+pub use encode::{EncodeError, encode_request, encode_response};
+pub use error::{DecodeError, ErrorKind};
+pub use frame::{Kind, Message, decode_request, decode_response, peek_request_header};
+pub use schema::{MessageSchema, SchemaKind, Versions};
+pub use tree::{Node, Prefix, Role, Tree, Value};
+
+use std::sync::LazyLock;
+
+/// The schemas kwire embeds, parsed once.
+pub struct Registry {
+    pub request_header: MessageSchema,
+    pub response_header: MessageSchema,
+    pub messages: Vec<MessageSchema>,
+}
+
+const SOURCES: [&str; 4] = [
+    include_str!("schemas/VoteRequest.json"),
+    include_str!("schemas/VoteResponse.json"),
+    include_str!("schemas/FindCoordinatorRequest.json"),
+    include_str!("schemas/FindCoordinatorResponse.json"),
+];
+
+static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
+    // The embedded schemas are ours and a unit test parses each, so failure here is a build defect.
+    let parse = |src: &str| match MessageSchema::parse(src) {
+        Ok(s) => s,
+        Err(e) => panic!("embedded schema does not parse: {e}"),
+    };
+    Registry {
+        request_header: parse(include_str!("schemas/RequestHeader.json")),
+        response_header: parse(include_str!("schemas/ResponseHeader.json")),
+        messages: SOURCES.iter().map(|s| parse(s)).collect(),
+    }
+});
+
+/// The embedded schemas.
+pub fn registry() -> &'static Registry {
+    &REGISTRY
+}
+
+/// The schema for one API and direction, if kwire has it.
+pub fn schema(api_key: i16, kind: Kind) -> Option<&'static MessageSchema> {
+    let want = match kind {
+        Kind::Request => SchemaKind::Request,
+        Kind::Response => SchemaKind::Response,
+    };
+    registry()
+        .messages
+        .iter()
+        .find(|s| s.api_key == Some(api_key) && s.kind == want)
+}
+
+/// Every (API key, version) that has a response schema: the candidates for inference.
+pub fn response_candidates() -> impl Iterator<Item = (i16, i16)> {
+    registry()
+        .messages
+        .iter()
+        .filter(|s| s.kind == SchemaKind::Response)
+        .filter_map(|s| Some((s.api_key?, s.valid)))
+        .flat_map(|(k, v)| (v.lo..=v.hi).map(move |ver| (k, ver)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_embedded_schema_parses() {
+        for src in SOURCES {
+            MessageSchema::parse(src).unwrap();
+        }
+        assert_eq!(registry().messages.len(), 4);
+        assert!(schema(52, Kind::Request).is_some());
+        assert!(schema(10, Kind::Response).is_some());
+        assert!(schema(0, Kind::Request).is_none());
+    }
+
+    #[test]
+    fn candidates_cover_all_versions() {
+        let c: Vec<_> = response_candidates().collect();
+        assert_eq!(c.len(), 3 + 7);
+        assert!(c.contains(&(52, 2)) && c.contains(&(10, 0)) && c.contains(&(10, 6)));
+    }
+}
+
+#[cfg(test)]
+mod malformed_tests;

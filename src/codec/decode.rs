@@ -1,0 +1,623 @@
+//! The schema walker: one nom-based decoder for any (schema, version).
+//!
+//! It records every field as a [`Node`] with its byte range. Declared lengths
+//! are checked against the bytes present before anything is taken, and counts
+//! never drive allocation.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use super::error::{DecodeError, ErrorKind};
+use super::schema::{Field, FieldType, Prim};
+use super::tree::{Node, Prefix, Role, Value};
+use nom::Parser;
+use nom::bytes::complete::take;
+use nom::number::complete::{be_f64, be_i8, be_i16, be_i32, be_i64, be_u8, be_u16};
+
+type NomErr<'a> = nom::error::Error<&'a [u8]>;
+pub(crate) type Res<'a, T> = Result<(&'a [u8], T), DecodeError>;
+
+pub(crate) const TAGS_IN_STRUCT: &str = "number of tagged fields in this struct";
+pub(crate) const TAGS_IN_HEADER: &str = "number of tagged fields in the header";
+
+/// Builds the flat node list while walking a frame.
+pub(crate) struct Walker<'a> {
+    frame: &'a [u8],
+    pub nodes: Vec<Node<'a>>,
+    depth: u16,
+    /// Containers not yet closed, so an error can close them where it struck.
+    open: Vec<usize>,
+    /// Field path for error messages: name and element index.
+    path: Vec<(&'static str, Option<u32>)>,
+}
+
+impl<'a> Walker<'a> {
+    pub fn new(frame: &'a [u8]) -> Self {
+        Walker {
+            frame,
+            nodes: Vec::with_capacity(32),
+            depth: 0,
+            open: Vec::with_capacity(8),
+            path: Vec::with_capacity(8),
+        }
+    }
+
+    /// Offset of `rest` from the start of the frame (`rest` is always a sub-slice).
+    pub fn off(&self, rest: &[u8]) -> usize {
+        (rest.as_ptr() as usize).wrapping_sub(self.frame.as_ptr() as usize)
+    }
+
+    pub fn err(&self, rest: &[u8], kind: ErrorKind) -> DecodeError {
+        let mut path = String::new();
+        for (name, index) in &self.path {
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(name);
+            if let Some(i) = index {
+                path.push_str(&format!("[{i}]"));
+            }
+        }
+        DecodeError {
+            kind,
+            path,
+            offset: self.off(rest),
+        }
+    }
+
+    fn truncated(&self, rest: &[u8], need: usize) -> DecodeError {
+        self.err(
+            rest,
+            ErrorKind::Truncated {
+                need: need as u64,
+                have: rest.len() as u64,
+            },
+        )
+    }
+
+    pub fn push_path(&mut self, name: &'static str) {
+        self.path.push((name, None));
+    }
+
+    pub fn pop_path(&mut self) {
+        self.path.pop();
+    }
+
+    fn set_index(&mut self, i: u32) {
+        if let Some(top) = self.path.last_mut() {
+            top.1 = Some(i);
+        }
+    }
+
+    /// Starts a container node at `at`; children follow until [`Walker::close`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn open(
+        &mut self,
+        at: &[u8],
+        name: &'static str,
+        index: Option<u32>,
+        ty: &'static str,
+        value: Value<'a>,
+        about: &'static str,
+        role: Role,
+    ) -> usize {
+        let idx = self.nodes.len();
+        self.nodes.push(Node {
+            name,
+            index,
+            ty,
+            value,
+            prefix: Prefix::None,
+            offset: self.off(at) as u32,
+            len: 0,
+            about,
+            role,
+            depth: self.depth,
+            next: 0,
+        });
+        self.depth += 1;
+        self.open.push(idx);
+        idx
+    }
+
+    /// Ends the innermost open container at `rest`.
+    pub fn close(&mut self, rest: &[u8]) {
+        let end = self.off(rest) as u32;
+        let next = self.nodes.len() as u32;
+        if let Some(idx) = self.open.pop() {
+            if let Some(n) = self.nodes.get_mut(idx) {
+                n.len = end.saturating_sub(n.offset);
+                n.next = next;
+            }
+            self.depth = self.depth.saturating_sub(1);
+        }
+    }
+
+    /// After an error, closes open containers at `offset` until `keep` remain open.
+    pub fn close_to(&mut self, keep: usize, offset: usize) {
+        let next = self.nodes.len() as u32;
+        while self.open.len() > keep {
+            if let Some(idx) = self.open.pop() {
+                if let Some(n) = self.nodes.get_mut(idx) {
+                    n.len = (offset as u32).saturating_sub(n.offset);
+                    n.next = next;
+                }
+            }
+        }
+        self.depth = self.open.len() as u16;
+    }
+
+    /// Records a leaf spanning `from` up to `to`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn leaf(
+        &mut self,
+        from: &[u8],
+        to: &[u8],
+        name: &'static str,
+        index: Option<u32>,
+        ty: &'static str,
+        value: Value<'a>,
+        prefix: Prefix,
+        about: &'static str,
+        role: Role,
+    ) {
+        let offset = self.off(from) as u32;
+        let end = self.off(to) as u32;
+        let next = self.nodes.len() as u32 + 1;
+        self.nodes.push(Node {
+            name,
+            index,
+            ty,
+            value,
+            prefix,
+            offset,
+            len: end.saturating_sub(offset),
+            about,
+            role,
+            depth: self.depth,
+            next,
+        });
+    }
+
+    // ---- primitives, on nom's parsers ----
+
+    pub fn take(&self, i: &'a [u8], n: usize) -> Res<'a, &'a [u8]> {
+        take::<usize, &'a [u8], NomErr<'a>>(n)
+            .parse(i)
+            .map_err(|_| self.truncated(i, n))
+    }
+
+    pub fn i16(&self, i: &'a [u8]) -> Res<'a, i16> {
+        be_i16::<&'a [u8], NomErr<'a>>(i).map_err(|_| self.truncated(i, 2))
+    }
+
+    pub fn i32(&self, i: &'a [u8]) -> Res<'a, i32> {
+        be_i32::<&'a [u8], NomErr<'a>>(i).map_err(|_| self.truncated(i, 4))
+    }
+
+    /// Unsigned LEB128 varint, at most 5 bytes, as Kafka writes lengths and tags.
+    pub fn uvarint(&self, i: &'a [u8]) -> Res<'a, u32> {
+        let mut value: u64 = 0;
+        let mut rest = i;
+        for shift in (0..35).step_by(7) {
+            let (r, b) =
+                be_u8::<&'a [u8], NomErr<'a>>(rest).map_err(|_| self.truncated(rest, 1))?;
+            rest = r;
+            value |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return u32::try_from(value)
+                    .map(|v| (rest, v))
+                    .map_err(|_| self.err(i, ErrorKind::LengthOverflow(value)));
+            }
+        }
+        Err(self.err(i, ErrorKind::VarintTooLong))
+    }
+
+    /// Reads one primitive value; `compact` selects the flexible length encodings.
+    fn prim(
+        &self,
+        i: &'a [u8],
+        p: Prim,
+        compact: bool,
+        nullable: bool,
+    ) -> Res<'a, (Value<'a>, Prefix)> {
+        let fixed = |r: Result<(&'a [u8], Value<'a>), nom::Err<NomErr<'a>>>, n: usize| {
+            r.map(|(rest, v)| (rest, (v, Prefix::None)))
+                .map_err(|_| self.truncated(i, n))
+        };
+        match p {
+            Prim::Bool => fixed(be_u8(i).map(|(r, b)| (r, Value::Bool(b != 0))), 1),
+            Prim::Int8 => fixed(be_i8(i).map(|(r, v)| (r, Value::Int(v.into()))), 1),
+            Prim::Int16 => fixed(be_i16(i).map(|(r, v)| (r, Value::Int(v.into()))), 2),
+            Prim::Uint16 => fixed(be_u16(i).map(|(r, v)| (r, Value::Int(v.into()))), 2),
+            Prim::Int32 => fixed(be_i32(i).map(|(r, v)| (r, Value::Int(v.into()))), 4),
+            Prim::Int64 => fixed(be_i64(i).map(|(r, v)| (r, Value::Int(v))), 8),
+            Prim::Float64 => fixed(be_f64(i).map(|(r, v)| (r, Value::Float(v))), 8),
+            Prim::Uuid => {
+                let (rest, b) = self.take(i, 16)?;
+                let mut u = [0u8; 16];
+                u.copy_from_slice(b);
+                Ok((rest, (Value::Uuid(u), Prefix::None)))
+            }
+            Prim::String => {
+                let (rest, (data, prefix)) = self.length_prefixed(i, compact, true, nullable)?;
+                let s = match data {
+                    Some(d) => Some(
+                        std::str::from_utf8(d).map_err(|_| self.err(i, ErrorKind::InvalidUtf8))?,
+                    ),
+                    None => None,
+                };
+                Ok((rest, (Value::Str(s), prefix)))
+            }
+            Prim::Bytes | Prim::Records => {
+                let (rest, (data, prefix)) = self.length_prefixed(i, compact, false, nullable)?;
+                Ok((rest, (Value::Bytes(data), prefix)))
+            }
+        }
+    }
+
+    /// A length (compact uvarint, or int16 for strings / int32 for bytes) then the data.
+    fn length_prefixed(
+        &self,
+        i: &'a [u8],
+        compact: bool,
+        short: bool,
+        nullable: bool,
+    ) -> Res<'a, (Option<&'a [u8]>, Prefix)> {
+        let (rest, len, prefix) = if compact {
+            let (rest, n) = self.uvarint(i)?;
+            let len = i64::from(n) - 1;
+            (rest, len, Prefix::Compact(n))
+        } else if short {
+            let (rest, n) = self.i16(i)?;
+            (rest, i64::from(n), Prefix::Int16(n))
+        } else {
+            let (rest, n) = self.i32(i)?;
+            (rest, i64::from(n), Prefix::Int32(n))
+        };
+        match len {
+            -1 if nullable => Ok((rest, (None, prefix))),
+            -1 => Err(self.err(i, ErrorKind::UnexpectedNull)),
+            n if n < 0 => Err(self.err(i, ErrorKind::NegativeLength(n))),
+            n => {
+                // Checked against the bytes present before taking: no allocation either way.
+                let n = usize::try_from(n)
+                    .map_err(|_| self.err(i, ErrorKind::LengthOverflow(n as u64)))?;
+                let (rest, data) = self.take(rest, n)?;
+                Ok((rest, (Some(data), prefix)))
+            }
+        }
+    }
+
+    /// An array's count: `None` for null.
+    fn array_count(
+        &self,
+        i: &'a [u8],
+        compact: bool,
+        nullable: bool,
+    ) -> Res<'a, (Option<u32>, Prefix)> {
+        let (rest, count, prefix) = if compact {
+            let (rest, n) = self.uvarint(i)?;
+            (rest, i64::from(n) - 1, Prefix::Compact(n))
+        } else {
+            let (rest, n) = self.i32(i)?;
+            (rest, i64::from(n), Prefix::Int32(n))
+        };
+        match count {
+            -1 if nullable => Ok((rest, (None, prefix))),
+            -1 => Err(self.err(i, ErrorKind::UnexpectedNull)),
+            n if n < 0 => Err(self.err(i, ErrorKind::NegativeLength(n))),
+            n => Ok((rest, (Some(n as u32), prefix))),
+        }
+    }
+
+    // ---- structure ----
+
+    /// Decodes the non-tagged fields of a struct, then its tagged section when flexible.
+    pub fn fields(
+        &mut self,
+        mut i: &'a [u8],
+        fields: &'static [Field],
+        version: i16,
+        flexible: bool,
+        tags_about: &'static str,
+    ) -> Res<'a, ()> {
+        for f in fields {
+            if !f.versions.contains(version) || (flexible && f.is_tagged_at(version)) {
+                continue;
+            }
+            self.push_path(&f.name);
+            let (rest, ()) = self.field(i, f, version, flexible)?;
+            self.pop_path();
+            i = rest;
+        }
+        if flexible {
+            i = self.tagged_section(i, fields, version, tags_about)?.0;
+        }
+        Ok((i, ()))
+    }
+
+    /// Decodes one field's value (whatever its type) as a node named after the field.
+    pub fn field(
+        &mut self,
+        i: &'a [u8],
+        f: &'static Field,
+        version: i16,
+        flexible: bool,
+    ) -> Res<'a, ()> {
+        let compact = flexible && f.flexible.is_none_or(|fv| fv.contains(version));
+        let nullable = f.nullable.contains(version);
+        match &f.ty {
+            FieldType::Prim(p) => {
+                let (rest, (value, prefix)) = self.prim(i, *p, compact, nullable)?;
+                self.leaf(
+                    i,
+                    rest,
+                    &f.name,
+                    None,
+                    &f.type_name,
+                    value,
+                    prefix,
+                    &f.about,
+                    Role::Field,
+                );
+                Ok((rest, ()))
+            }
+            FieldType::Struct(sub) => {
+                self.open(
+                    i,
+                    &f.name,
+                    None,
+                    &f.type_name,
+                    Value::None,
+                    &f.about,
+                    Role::Field,
+                );
+                let (rest, ()) = self.fields(i, sub, version, flexible, TAGS_IN_STRUCT)?;
+                self.close(rest);
+                Ok((rest, ()))
+            }
+            FieldType::ArrayOfPrim(_) | FieldType::ArrayOfStruct(_) => {
+                self.array(i, f, version, flexible, compact, nullable)
+            }
+        }
+    }
+
+    fn array(
+        &mut self,
+        i: &'a [u8],
+        f: &'static Field,
+        version: i16,
+        flexible: bool,
+        compact: bool,
+        nullable: bool,
+    ) -> Res<'a, ()> {
+        let (mut rest, (count, prefix)) = self.array_count(i, compact, nullable)?;
+        if let Some(n) = count {
+            // A claimed count must fit in what remains, so it cannot drive work or memory.
+            let min = min_size(&f.ty, version, flexible, compact);
+            let need = u64::from(n).saturating_mul(min.max(1) as u64);
+            if need > rest.len() as u64 {
+                return Err(self.err(
+                    i,
+                    ErrorKind::ImplausibleCount {
+                        count: u64::from(n),
+                        remaining: rest.len() as u64,
+                    },
+                ));
+            }
+        }
+        self.open(
+            i,
+            &f.name,
+            None,
+            &f.type_name,
+            Value::Array(count),
+            &f.about,
+            Role::Field,
+        );
+        let len_ty = if compact { "uvarint" } else { "int32" };
+        self.leaf(
+            i,
+            rest,
+            "length",
+            None,
+            len_ty,
+            Value::Array(count),
+            prefix,
+            "",
+            Role::Length,
+        );
+        for idx in 0..count.unwrap_or(0) {
+            self.set_index(idx);
+            rest = match &f.ty {
+                FieldType::ArrayOfPrim(p) => {
+                    let (r, (value, prefix)) = self.prim(rest, *p, compact, false)?;
+                    self.leaf(
+                        rest,
+                        r,
+                        &f.elem_name,
+                        Some(idx),
+                        p.name(),
+                        value,
+                        prefix,
+                        "",
+                        Role::Element,
+                    );
+                    r
+                }
+                FieldType::ArrayOfStruct(sub) => {
+                    self.open(
+                        rest,
+                        &f.elem_name,
+                        Some(idx),
+                        &f.elem_name,
+                        Value::None,
+                        "",
+                        Role::Element,
+                    );
+                    let (r, ()) = self.fields(rest, sub, version, flexible, TAGS_IN_STRUCT)?;
+                    self.close(r);
+                    r
+                }
+                _ => rest,
+            };
+        }
+        if let Some(top) = self.path.last_mut() {
+            top.1 = None;
+        }
+        self.close(rest);
+        Ok((rest, ()))
+    }
+
+    /// The tagged-field section: a count, then (tag, size, data) triples.
+    pub fn tagged_section(
+        &mut self,
+        i: &'a [u8],
+        fields: &'static [Field],
+        version: i16,
+        about: &'static str,
+    ) -> Res<'a, ()> {
+        let (mut rest, count) = self.uvarint(i)?;
+        if count == 0 {
+            self.leaf(
+                i,
+                rest,
+                "tagged_fields",
+                None,
+                "uvarint",
+                Value::Int(0),
+                Prefix::None,
+                about,
+                Role::TaggedFields,
+            );
+            return Ok((rest, ()));
+        }
+        // Each tagged field takes at least two bytes (tag and size).
+        if u64::from(count) * 2 > rest.len() as u64 {
+            return Err(self.err(
+                i,
+                ErrorKind::ImplausibleCount {
+                    count: count.into(),
+                    remaining: rest.len() as u64,
+                },
+            ));
+        }
+        self.open(
+            i,
+            "tagged_fields",
+            None,
+            "uvarint",
+            Value::Int(count.into()),
+            about,
+            Role::TaggedFields,
+        );
+        self.leaf(
+            i,
+            rest,
+            "count",
+            None,
+            "uvarint",
+            Value::Int(count.into()),
+            Prefix::None,
+            "",
+            Role::TagCount,
+        );
+        for _ in 0..count {
+            let start = rest;
+            let (r, tag) = self.uvarint(rest)?;
+            let (r2, size) = self.uvarint(r)?;
+            let (after, data) = self.take(r2, size as usize)?;
+            let known = fields.iter().find(|f| {
+                f.tag == Some(tag) && f.is_tagged_at(version) && f.versions.contains(version)
+            });
+            match known {
+                Some(f) => {
+                    self.open(
+                        start,
+                        &f.name,
+                        None,
+                        "tagged_field",
+                        Value::Int(tag.into()),
+                        "",
+                        Role::Tagged(tag),
+                    );
+                    self.leaf(
+                        start,
+                        r,
+                        "tag",
+                        None,
+                        "uvarint",
+                        Value::Int(tag.into()),
+                        Prefix::None,
+                        "",
+                        Role::TagMeta,
+                    );
+                    self.leaf(
+                        r,
+                        r2,
+                        "size",
+                        None,
+                        "uvarint",
+                        Value::Int(size.into()),
+                        Prefix::None,
+                        "",
+                        Role::TagMeta,
+                    );
+                    self.push_path(&f.name);
+                    let (left, ()) = self.field(data, f, version, true)?;
+                    if !left.is_empty() {
+                        return Err(self.err(left, ErrorKind::TrailingBytes(left.len() as u64)));
+                    }
+                    self.pop_path();
+                    self.close(after);
+                }
+                None => self.leaf(
+                    start,
+                    after,
+                    "unknown_tag",
+                    None,
+                    "tagged_field",
+                    Value::Bytes(Some(data)),
+                    Prefix::None,
+                    "",
+                    Role::UnknownTagged(tag),
+                ),
+            }
+            rest = after;
+        }
+        self.close(rest);
+        Ok((rest, ()))
+    }
+}
+
+/// The fewest bytes one value of `ty` can take on the wire.
+fn min_size(ty: &FieldType, version: i16, flexible: bool, compact: bool) -> usize {
+    let prim = |p: Prim| match p.fixed_size() {
+        Some(n) => n,
+        None if compact => 1,
+        None if p == Prim::String => 2,
+        None => 4,
+    };
+    match ty {
+        FieldType::Prim(p) | FieldType::ArrayOfPrim(p) => prim(*p),
+        FieldType::Struct(fields) | FieldType::ArrayOfStruct(fields) => {
+            let mut n = usize::from(flexible);
+            for f in fields {
+                if f.versions.contains(version) && !(flexible && f.is_tagged_at(version)) {
+                    let c = flexible && f.flexible.is_none_or(|fv| fv.contains(version));
+                    n += match &f.ty {
+                        FieldType::Prim(p) => prim(*p),
+                        FieldType::Struct(_) => min_size(&f.ty, version, flexible, c),
+                        FieldType::ArrayOfPrim(_) | FieldType::ArrayOfStruct(_) => {
+                            if c {
+                                1
+                            } else {
+                                4
+                            }
+                        }
+                    };
+                }
+            }
+            n
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! Bad input: every failure is a clean error naming the field path and offset.
+
+use super::*;
+use serde_json::json;
+
+/// A request frame from raw header+body bytes (size prefix added).
+fn framed(rest: &[u8]) -> Vec<u8> {
+    let mut f = (rest.len() as i32).to_be_bytes().to_vec();
+    f.extend_from_slice(rest);
+    f
+}
+
+/// Request header v2 for (key, version), correlation 7, client id "c".
+fn header_v2(key: i16, version: i16) -> Vec<u8> {
+    let mut h = Vec::new();
+    h.extend_from_slice(&key.to_be_bytes());
+    h.extend_from_slice(&version.to_be_bytes());
+    h.extend_from_slice(&7i32.to_be_bytes());
+    h.extend_from_slice(&[0, 1, b'c', 0]);
+    h
+}
+
+fn error_of(frame: &[u8]) -> DecodeError {
+    decode_request(frame).error.expect("an error")
+}
+
+#[test]
+fn huge_array_count_costs_nothing() {
+    // FindCoordinator v6: KeyType, then CoordinatorKeys claiming 2^31 elements in 20 bytes.
+    let mut b = header_v2(10, 6);
+    b.push(0);
+    b.extend_from_slice(&[0x81, 0x80, 0x80, 0x80, 0x08]);
+    b.extend_from_slice(&[0u8; 20]);
+    let e = error_of(&framed(&b));
+    assert!(
+        matches!(
+            e.kind,
+            ErrorKind::ImplausibleCount {
+                count: 0x8000_0000,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert_eq!(e.path, "CoordinatorKeys");
+    assert_eq!(e.offset, 0x11);
+}
+
+#[test]
+fn varint_longer_than_five_bytes() {
+    let mut b = header_v2(10, 6);
+    b.push(0);
+    b.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+    let e = error_of(&framed(&b));
+    assert_eq!(e.kind, ErrorKind::VarintTooLong);
+    assert_eq!((e.path.as_str(), e.offset), ("CoordinatorKeys", 0x11));
+}
+
+#[test]
+fn compact_length_overflowing_u32() {
+    let mut b = header_v2(10, 6);
+    b.push(0);
+    b.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0x7f]);
+    let e = error_of(&framed(&b));
+    assert!(matches!(e.kind, ErrorKind::LengthOverflow(_)), "{e}");
+}
+
+#[test]
+fn invalid_utf8_names_the_field() {
+    // Vote v2: ClusterId compact, 2 bytes of invalid UTF-8.
+    let mut b = header_v2(52, 2);
+    b.extend_from_slice(&[3, 0xc3, 0x28]);
+    let e = error_of(&framed(&b));
+    assert_eq!(e.kind, ErrorKind::InvalidUtf8);
+    assert_eq!((e.path.as_str(), e.offset), ("ClusterId", 0x10));
+    assert_eq!(
+        e.to_string(),
+        "string is not valid UTF-8 at ClusterId (offset 0x0010)"
+    );
+}
+
+#[test]
+fn negative_and_null_lengths() {
+    // FindCoordinator v0: header v1 (no tagged fields), then Key with int16 length.
+    let mut h = header_v2(10, 0);
+    h.pop();
+    let mut b = h.clone();
+    b.extend_from_slice(&(-5i16).to_be_bytes());
+    let e = error_of(&framed(&b));
+    assert_eq!(e.kind, ErrorKind::NegativeLength(-5));
+    assert_eq!((e.path.as_str(), e.offset), ("Key", 0x0f));
+    let mut b = h;
+    b.extend_from_slice(&(-1i16).to_be_bytes());
+    assert_eq!(error_of(&framed(&b)).kind, ErrorKind::UnexpectedNull);
+}
+
+#[test]
+fn nested_path_in_errors() {
+    // Vote v0 request cut inside the second topic's name.
+    let body = json!({"ClusterId": "c", "Topics": [
+        {"TopicName": "t", "Partitions": []}, {"TopicName": "abcdefgh", "Partitions": []}]});
+    let f = encode_request(52, 0, 1, None, &body).unwrap();
+    let e = error_of(&f[..f.len() - 6]);
+    assert_eq!(e.path, "Topics[1].TopicName");
+    assert!(
+        matches!(e.kind, ErrorKind::Truncated { need: 8, have: 5 }),
+        "{e}"
+    );
+    // A count that cannot fit in what is left fails at the array, before any element.
+    let body = json!({"ClusterId": "c", "Topics": [{"TopicName": "t", "Partitions": [
+        {"PartitionIndex": 0, "ReplicaEpoch": 1, "ReplicaId": 2, "LastOffsetEpoch": 3, "LastOffset": 4},
+        {"PartitionIndex": 1, "ReplicaEpoch": 1, "ReplicaId": 2, "LastOffsetEpoch": 3, "LastOffset": 4}]}]});
+    let f = encode_request(52, 0, 1, None, &body).unwrap();
+    let e = error_of(&f[..f.len() - 6]);
+    assert_eq!(e.path, "Topics[0].Partitions");
+    assert!(
+        matches!(e.kind, ErrorKind::ImplausibleCount { count: 2, .. }),
+        "{e}"
+    );
+}
+
+#[test]
+fn trailing_bytes_are_reported() {
+    let mut f = encode_request(10, 6, 0, Some(""), &json!({"CoordinatorKeys": [""]})).unwrap();
+    f.extend_from_slice(&[0xaa, 0xbb]);
+    let size = (f.len() - 4) as i32;
+    f[..4].copy_from_slice(&size.to_be_bytes());
+    let m = decode_request(&f);
+    let e = m.error.expect("trailing bytes");
+    assert_eq!((e.kind, e.offset), (ErrorKind::TrailingBytes(2), 0x13));
+    assert_eq!(m.body, None);
+    // The decoded part and the undecoded rest both stay in the tree.
+    let last = m.tree.nodes.last().unwrap();
+    assert_eq!((last.role, last.offset, last.len), (Role::Raw, 0x13, 2));
+}
+
+#[test]
+fn size_prefix_lies() {
+    let f = encode_request(10, 6, 0, Some(""), &json!({"CoordinatorKeys": ["g"]})).unwrap();
+    // Declared 2 GB, 16 bytes present: a truncation error, not an allocation.
+    let mut big = f.clone();
+    big[..4].copy_from_slice(&i32::MAX.to_be_bytes());
+    let e = error_of(&big);
+    assert_eq!(
+        e.kind,
+        ErrorKind::Truncated {
+            need: i32::MAX as u64,
+            have: 16
+        }
+    );
+    assert_eq!(e.offset, 4);
+    let mut neg = f;
+    neg[..4].copy_from_slice(&(-1i32).to_be_bytes());
+    assert!(matches!(
+        error_of(&neg).kind,
+        ErrorKind::SizeMismatch { declared: -1, .. }
+    ));
+    assert!(matches!(
+        error_of(&[0, 0]).kind,
+        ErrorKind::Truncated { need: 4, have: 2 }
+    ));
+}
+
+#[test]
+fn version_outside_schema_is_raw_with_a_warning() {
+    let mut b = header_v2(52, 3);
+    b.extend_from_slice(&[1, 2, 3]);
+    let f = framed(&b);
+    let m = decode_request(&f);
+    assert_eq!(m.error, None);
+    assert_eq!(m.body, None);
+    assert_eq!(m.warnings, ["Vote v3 is outside the known range 0–2"]);
+    assert_eq!((m.correlation_id, m.client_id), (Some(7), Some("c")));
+    let raw = m.tree.nodes.last().unwrap();
+    assert_eq!((raw.role, raw.offset, raw.len), (Role::Raw, 0x10, 3));
+    // The encoder refuses it too: it never writes a version it does not know.
+    assert!(encode_request(52, 3, 0, None, &json!({})).is_err());
+}
+
+#[test]
+fn api_without_schema_decodes_its_header() {
+    // ApiVersions v3 is flexible: header v2 with a tagged-field byte.
+    let mut b = header_v2(18, 3);
+    b.extend_from_slice(&[5, 5]);
+    let f = framed(&b);
+    let m = decode_request(&f);
+    assert_eq!((m.error.clone(), m.body), (None, None));
+    assert_eq!(m.api_name(), Some("ApiVersions"));
+    assert!(m.warnings.is_empty());
+    let raw = m.tree.nodes.last().unwrap();
+    assert_eq!((raw.offset, raw.len), (0x10, 2));
+}
+
+#[test]
+fn response_without_request_reads_only_the_correlation_id() {
+    let f = encode_response(10, 6, 42, &json!({"Coordinators": []})).unwrap();
+    let m = decode_response(&f, None);
+    assert_eq!(
+        (m.correlation_id, m.body, m.error.clone()),
+        (Some(42), None, None)
+    );
+    let raw = m.tree.nodes.last().unwrap();
+    assert_eq!((raw.role, raw.offset), (Role::Raw, 8));
+}
+
+#[test]
+fn tagged_fields_known_and_unknown() {
+    let body = json!({"ErrorCode": 0, "Topics": [],
+        "NodeEndpoints": [{"NodeId": 1, "Host": "h", "Port": 9093}],
+        "_unknown_tagged_fields": [{"tag": 7, "data": "beef"}]});
+    let f = encode_response(52, 1, 3, &body).unwrap();
+    let m = decode_response(&f, Some((52, 1)));
+    assert_eq!(m.error, None);
+    let j = crate::view::json::body_value(&m.tree, m.body.unwrap());
+    assert_eq!(j, body);
+    let node = m.tree.field(m.body.unwrap(), "NodeEndpoints").unwrap();
+    assert_eq!(m.tree.nodes[node].value, Value::Array(Some(1)));
+    // At v0 the field is not tagged yet and does not exist: refused, since it is not ignorable.
+    assert!(encode_response(52, 0, 3, &body).is_err());
+}

@@ -1,0 +1,412 @@
+//! Kafka's JSON message schemas, parsed into a form the walker and encoder share.
+//!
+//! The schema files are Kafka's own format: JSON with `//` line comments.
+
+use serde_json::Value as Json;
+use std::fmt;
+
+/// An inclusive range of versions, as written in a schema (`"0+"`, `"1-3"`, `"none"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Versions {
+    pub lo: i16,
+    pub hi: i16,
+}
+
+impl Versions {
+    pub const NONE: Versions = Versions { lo: 1, hi: 0 };
+    pub const ALL: Versions = Versions {
+        lo: 0,
+        hi: i16::MAX,
+    };
+
+    pub fn contains(self, v: i16) -> bool {
+        self.lo <= v && v <= self.hi
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.lo > self.hi
+    }
+
+    pub fn parse(s: &str) -> Result<Versions, SchemaError> {
+        let s = s.trim();
+        let bad = || SchemaError(format!("bad version range {s:?}"));
+        let num = |t: &str| t.trim().parse::<i16>().map_err(|_| bad());
+        if s.is_empty() || s == "none" {
+            Ok(Versions::NONE)
+        } else if let Some(lo) = s.strip_suffix('+') {
+            Ok(Versions {
+                lo: num(lo)?,
+                hi: i16::MAX,
+            })
+        } else if let Some((lo, hi)) = s.split_once('-') {
+            Ok(Versions {
+                lo: num(lo)?,
+                hi: num(hi)?,
+            })
+        } else {
+            let v = num(s)?;
+            Ok(Versions { lo: v, hi: v })
+        }
+    }
+}
+
+impl fmt::Display for Versions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_empty() {
+            f.write_str("none")
+        } else if self.hi == i16::MAX {
+            write!(f, "{}+", self.lo)
+        } else if self.lo == self.hi {
+            write!(f, "{}", self.lo)
+        } else {
+            write!(f, "{}–{}", self.lo, self.hi)
+        }
+    }
+}
+
+/// A primitive wire type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prim {
+    Bool,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    Uint16,
+    Uuid,
+    Float64,
+    String,
+    Bytes,
+    Records,
+}
+
+impl Prim {
+    fn parse(s: &str) -> Option<Prim> {
+        Some(match s {
+            "bool" => Prim::Bool,
+            "int8" => Prim::Int8,
+            "int16" => Prim::Int16,
+            "int32" => Prim::Int32,
+            "int64" => Prim::Int64,
+            "uint16" => Prim::Uint16,
+            "uuid" => Prim::Uuid,
+            "float64" => Prim::Float64,
+            "string" => Prim::String,
+            "bytes" => Prim::Bytes,
+            "records" => Prim::Records,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Prim::Bool => "bool",
+            Prim::Int8 => "int8",
+            Prim::Int16 => "int16",
+            Prim::Int32 => "int32",
+            Prim::Int64 => "int64",
+            Prim::Uint16 => "uint16",
+            Prim::Uuid => "uuid",
+            Prim::Float64 => "float64",
+            Prim::String => "string",
+            Prim::Bytes => "bytes",
+            Prim::Records => "records",
+        }
+    }
+
+    /// Fixed wire size, or None for length-prefixed types.
+    pub fn fixed_size(self) -> Option<usize> {
+        match self {
+            Prim::Bool | Prim::Int8 => Some(1),
+            Prim::Int16 | Prim::Uint16 => Some(2),
+            Prim::Int32 => Some(4),
+            Prim::Int64 | Prim::Float64 => Some(8),
+            Prim::Uuid => Some(16),
+            Prim::String | Prim::Bytes | Prim::Records => None,
+        }
+    }
+}
+
+/// The shape of a field's value.
+#[derive(Clone, Debug)]
+pub enum FieldType {
+    Prim(Prim),
+    Struct(Vec<Field>),
+    ArrayOfPrim(Prim),
+    ArrayOfStruct(Vec<Field>),
+}
+
+/// One field of a message or struct.
+#[derive(Clone, Debug)]
+pub struct Field {
+    pub name: String,
+    /// The type as the schema writes it (`int32`, `[]TopicData`), for display.
+    pub type_name: String,
+    /// Element or struct type name (`TopicData`, `string`), for element nodes.
+    pub elem_name: String,
+    pub ty: FieldType,
+    pub versions: Versions,
+    pub nullable: Versions,
+    pub tagged: Versions,
+    pub tag: Option<u32>,
+    /// A field-level override of the message's flexible versions (header client_id).
+    pub flexible: Option<Versions>,
+    pub ignorable: bool,
+    pub default: Option<String>,
+    pub about: String,
+}
+
+impl Field {
+    /// Whether this field travels in the tagged-field section at `version`.
+    pub fn is_tagged_at(&self, version: i16) -> bool {
+        self.tag.is_some() && self.tagged.contains(version)
+    }
+}
+
+/// What a schema describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SchemaKind {
+    Request,
+    Response,
+    Header,
+}
+
+/// One parsed message schema.
+#[derive(Clone, Debug)]
+pub struct MessageSchema {
+    pub name: String,
+    pub api_key: Option<i16>,
+    pub kind: SchemaKind,
+    pub valid: Versions,
+    pub flexible: Versions,
+    pub fields: Vec<Field>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("schema: {0}")]
+pub struct SchemaError(pub String);
+
+/// Removes `//` comments outside string literals, so serde_json can read the file.
+pub fn strip_comments(src: &str) -> String {
+    let mut out = String::with_capacity(src.len());
+    let mut in_str = false;
+    let mut escaped = false;
+    let mut chars = src.chars().peekable();
+    while let Some(c) = chars.next() {
+        if in_str {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_str = false;
+            }
+        } else if c == '"' {
+            in_str = true;
+            out.push(c);
+        } else if c == '/' && chars.peek() == Some(&'/') {
+            for d in chars.by_ref() {
+                if d == '\n' {
+                    out.push('\n');
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+impl MessageSchema {
+    pub fn parse(src: &str) -> Result<MessageSchema, SchemaError> {
+        let json: Json = serde_json::from_str(&strip_comments(src))
+            .map_err(|e| SchemaError(format!("invalid JSON: {e}")))?;
+        let name = str_of(&json, "name")?.to_string();
+        let kind = match str_of(&json, "type")? {
+            "request" => SchemaKind::Request,
+            "response" => SchemaKind::Response,
+            "header" => SchemaKind::Header,
+            other => return Err(SchemaError(format!("{name}: unknown type {other:?}"))),
+        };
+        let api_key = match json.get("apiKey") {
+            Some(k) => Some(
+                k.as_i64()
+                    .and_then(|k| i16::try_from(k).ok())
+                    .ok_or_else(|| SchemaError(format!("{name}: bad apiKey")))?,
+            ),
+            None => None,
+        };
+        let valid = Versions::parse(str_of(&json, "validVersions")?)?;
+        let flexible = Versions::parse(
+            json.get("flexibleVersions")
+                .and_then(Json::as_str)
+                .unwrap_or("none"),
+        )?;
+        let commons = match json.get("commonStructs").and_then(Json::as_array) {
+            Some(list) => list
+                .iter()
+                .map(|s| {
+                    let sname = str_of(s, "name")?.to_string();
+                    Ok((sname, parse_fields(s, &[])?))
+                })
+                .collect::<Result<Vec<_>, SchemaError>>()?,
+            None => Vec::new(),
+        };
+        let fields = parse_fields(&json, &commons)?;
+        Ok(MessageSchema {
+            name,
+            api_key,
+            kind,
+            valid,
+            flexible,
+            fields,
+        })
+    }
+
+    /// Whether `version` uses the flexible encoding.
+    pub fn is_flexible(&self, version: i16) -> bool {
+        self.flexible.contains(version)
+    }
+}
+
+fn str_of<'j>(json: &'j Json, key: &str) -> Result<&'j str, SchemaError> {
+    json.get(key)
+        .and_then(Json::as_str)
+        .ok_or_else(|| SchemaError(format!("missing string {key:?}")))
+}
+
+fn parse_fields(
+    parent: &Json,
+    commons: &[(String, Vec<Field>)],
+) -> Result<Vec<Field>, SchemaError> {
+    let Some(list) = parent.get("fields") else {
+        return Ok(Vec::new());
+    };
+    let list = list
+        .as_array()
+        .ok_or_else(|| SchemaError("\"fields\" is not an array".into()))?;
+    list.iter().map(|f| parse_field(f, commons)).collect()
+}
+
+fn parse_field(f: &Json, commons: &[(String, Vec<Field>)]) -> Result<Field, SchemaError> {
+    let name = str_of(f, "name")?.to_string();
+    let type_name = str_of(f, "type")?.to_string();
+    let opt_versions = |key: &str| -> Result<Versions, SchemaError> {
+        match f.get(key).and_then(Json::as_str) {
+            Some(s) => Versions::parse(s),
+            None => Ok(Versions::NONE),
+        }
+    };
+    let versions = Versions::parse(str_of(f, "versions")?)?;
+    let nullable = opt_versions("nullableVersions")?;
+    let tag = match f.get("tag") {
+        Some(t) => Some(
+            t.as_u64()
+                .and_then(|t| u32::try_from(t).ok())
+                .ok_or_else(|| SchemaError(format!("{name}: bad tag")))?,
+        ),
+        None => None,
+    };
+    let tagged = opt_versions("taggedVersions")?;
+    if tag.is_some() != !tagged.is_empty() {
+        return Err(SchemaError(format!(
+            "{name}: tag and taggedVersions go together"
+        )));
+    }
+    let flexible = match f.get("flexibleVersions").and_then(Json::as_str) {
+        Some(s) => Some(Versions::parse(s)?),
+        None => None,
+    };
+    let struct_fields = || -> Result<Vec<Field>, SchemaError> {
+        let own = parse_fields(f, commons)?;
+        if !own.is_empty() {
+            return Ok(own);
+        }
+        let elem = type_name.trim_start_matches("[]");
+        commons
+            .iter()
+            .find(|(n, _)| n == elem)
+            .map(|(_, fs)| fs.clone())
+            .ok_or_else(|| SchemaError(format!("{name}: unknown struct type {elem}")))
+    };
+    let (ty, elem_name) = if let Some(elem) = type_name.strip_prefix("[]") {
+        match Prim::parse(elem) {
+            Some(p) => (FieldType::ArrayOfPrim(p), elem.to_string()),
+            None => (FieldType::ArrayOfStruct(struct_fields()?), elem.to_string()),
+        }
+    } else {
+        match Prim::parse(&type_name) {
+            Some(p) => (FieldType::Prim(p), type_name.clone()),
+            None => (FieldType::Struct(struct_fields()?), type_name.clone()),
+        }
+    };
+    let default = match f.get("default") {
+        Some(Json::String(s)) => Some(s.clone()),
+        Some(Json::Bool(b)) => Some(b.to_string()),
+        Some(Json::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    Ok(Field {
+        name,
+        type_name,
+        elem_name,
+        ty,
+        versions,
+        nullable,
+        tagged,
+        tag,
+        flexible,
+        ignorable: f.get("ignorable").and_then(Json::as_bool).unwrap_or(false),
+        default,
+        about: f
+            .get("about")
+            .and_then(Json::as_str)
+            .unwrap_or_default()
+            .to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_parse() {
+        assert_eq!(Versions::parse("0+").unwrap(), Versions::ALL);
+        assert_eq!(Versions::parse("1-3").unwrap(), Versions { lo: 1, hi: 3 });
+        assert_eq!(Versions::parse("2").unwrap(), Versions { lo: 2, hi: 2 });
+        assert!(Versions::parse("none").unwrap().is_empty());
+        assert!(Versions::parse("x").is_err());
+        assert_eq!(Versions { lo: 0, hi: 2 }.to_string(), "0–2");
+    }
+
+    #[test]
+    fn comments_inside_strings_survive() {
+        let s = strip_comments("{ \"a\": \"x // y\" } // gone\n");
+        assert_eq!(s, "{ \"a\": \"x // y\" } \n");
+    }
+
+    #[test]
+    fn struct_and_tagged_fields_parse() {
+        let s = MessageSchema::parse(include_str!("schemas/VoteResponse.json")).unwrap();
+        assert_eq!(s.api_key, Some(52));
+        assert_eq!(s.kind, SchemaKind::Response);
+        let ne = s.fields.iter().find(|f| f.name == "NodeEndpoints").unwrap();
+        assert_eq!(ne.tag, Some(0));
+        assert!(ne.is_tagged_at(1) && !ne.is_tagged_at(0));
+        assert!(matches!(&ne.ty, FieldType::ArrayOfStruct(f) if f.len() == 3));
+        assert_eq!(ne.elem_name, "NodeEndpoint");
+    }
+
+    #[test]
+    fn common_structs_resolve() {
+        let src = r#"{"name":"X","type":"request","validVersions":"0","fields":[
+            {"name":"A","type":"[]S","versions":"0+"}],
+            "commonStructs":[{"name":"S","versions":"0+","fields":[
+            {"name":"B","type":"int8","versions":"0+"}]}]}"#;
+        let s = MessageSchema::parse(src).unwrap();
+        assert!(matches!(&s.fields[0].ty, FieldType::ArrayOfStruct(f) if f[0].name == "B"));
+    }
+}

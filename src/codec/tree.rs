@@ -1,0 +1,155 @@
+//! The value tree: every decoded node with its value and byte range.
+//!
+//! Nodes live in one flat vector in pre-order, so a whole message costs a
+//! single allocation; `next` points past a node's subtree.
+
+/// A decoded value. Strings and bytes borrow from the frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value<'a> {
+    /// A container (message, header, struct, element struct).
+    None,
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Uuid([u8; 16]),
+    Str(Option<&'a str>),
+    Bytes(Option<&'a [u8]>),
+    /// An array's element count; `None` for a null array.
+    Array(Option<u32>),
+}
+
+/// How a length-prefixed value was framed on the wire, for display.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prefix {
+    None,
+    /// Compact: uvarint holding length + 1 (0 means null).
+    Compact(u32),
+    /// Classic int16 length (-1 means null).
+    Int16(i16),
+    /// Classic int32 length (-1 means null).
+    Int32(i32),
+}
+
+/// What a node stands for in the message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The whole frame.
+    Message,
+    /// The 4-byte size prefix group.
+    Frame,
+    /// The size prefix itself.
+    Size,
+    /// Request or response header.
+    Header,
+    /// The message body struct.
+    Body,
+    /// A schema field (shown in JSON under its name).
+    Field,
+    /// An element of an array.
+    Element,
+    /// An array's length prefix.
+    Length,
+    /// The tagged-field section of a struct.
+    TaggedFields,
+    /// The count at the start of a non-empty tagged-field section.
+    TagCount,
+    /// One tagged field: tag, size, and a known field inside.
+    Tagged(u32),
+    /// The tag or size uvarint of a tagged field.
+    TagMeta,
+    /// A tagged field the schema does not name.
+    UnknownTagged(u32),
+    /// Bytes kwire does not dissect (unknown API or version, or undecodable).
+    Raw,
+}
+
+/// One node of the tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node<'a> {
+    pub name: &'static str,
+    /// Element index, rendered as `name[index]`.
+    pub index: Option<u32>,
+    pub ty: &'static str,
+    pub value: Value<'a>,
+    pub prefix: Prefix,
+    /// Offset from the first byte of the size prefix.
+    pub offset: u32,
+    pub len: u32,
+    pub about: &'static str,
+    pub role: Role,
+    pub depth: u16,
+    /// Index of the first node after this node's subtree.
+    pub next: u32,
+}
+
+/// A decoded message as a flat pre-order tree.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tree<'a> {
+    pub nodes: Vec<Node<'a>>,
+}
+
+impl<'a> Tree<'a> {
+    pub fn root(&self) -> Option<&Node<'a>> {
+        self.nodes.first()
+    }
+
+    /// Indices of the direct children of node `i`.
+    pub fn children(&self, i: usize) -> Children<'_, 'a> {
+        let end = self.nodes.get(i).map_or(0, |n| n.next as usize);
+        Children {
+            tree: self,
+            at: i + 1,
+            end,
+        }
+    }
+
+    /// The first direct child of `i` with this role.
+    pub fn child_with_role(&self, i: usize, role: Role) -> Option<usize> {
+        self.children(i)
+            .find(|&c| self.nodes.get(c).is_some_and(|n| n.role == role))
+    }
+
+    /// The first direct child field of `i` named `name`, looking inside known tagged fields too.
+    pub fn field(&self, i: usize, name: &str) -> Option<usize> {
+        let named = |c: &usize| self.nodes.get(*c).is_some_and(|n| n.name == name);
+        for c in self.children(i) {
+            match self.nodes.get(c).map(|n| n.role) {
+                Some(Role::Field) if named(&c) => return Some(c),
+                Some(Role::TaggedFields) => {
+                    let inner = self
+                        .children(c)
+                        .filter_map(|t| self.child_with_role(t, Role::Field))
+                        .find(named);
+                    if inner.is_some() {
+                        return inner;
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    pub fn body(&self) -> Option<usize> {
+        self.child_with_role(0, Role::Body)
+    }
+}
+
+/// Iterator over a node's direct children.
+pub struct Children<'t, 'a> {
+    tree: &'t Tree<'a>,
+    at: usize,
+    end: usize,
+}
+
+impl Iterator for Children<'_, '_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        if self.at >= self.end {
+            return None;
+        }
+        let i = self.at;
+        self.at = self.tree.nodes.get(i).map_or(self.end, |n| n.next as usize);
+        Some(i)
+    }
+}

@@ -1,0 +1,215 @@
+//! The seed-style object tree: one line per node with type, value,
+//! `[0xOFFSET, NB]` and the schema's description.
+
+use super::escape::escape;
+use crate::codec::apis;
+use crate::codec::errors::error_name;
+use crate::codec::{Node, Prefix, Role, Tree, Value};
+use std::fmt::Write;
+
+/// Longest description shown in full; longer ones are cut, as the seed pages do.
+const ABOUT_MAX: usize = 78;
+const ABOUT_CUT: usize = 75;
+/// Raw bytes shown before eliding.
+const BYTES_SHOWN: usize = 32;
+
+/// Renders the whole tree, one node per line.
+pub fn render(tree: &Tree<'_>) -> String {
+    let mut out = String::new();
+    if tree.nodes.is_empty() {
+        return out;
+    }
+    let version = tree.root().and_then(|n| match n.value {
+        Value::Int(v) => Some(v),
+        _ => None,
+    });
+    line(&mut out, "", tree, 0, version);
+    let mut prefix = String::new();
+    children(&mut out, tree, 0, &mut prefix, version);
+    out
+}
+
+fn children(
+    out: &mut String,
+    tree: &Tree<'_>,
+    i: usize,
+    prefix: &mut String,
+    version: Option<i64>,
+) {
+    let end = tree.nodes.get(i).map_or(0, |n| n.next);
+    for c in tree.children(i) {
+        let last = tree.nodes.get(c).is_some_and(|n| n.next == end);
+        let lead = format!("{prefix}+-- ");
+        line(out, &lead, tree, c, version);
+        let len = prefix.len();
+        prefix.push_str(if last { "    " } else { "|   " });
+        children(out, tree, c, prefix, version);
+        prefix.truncate(len);
+    }
+}
+
+fn line(out: &mut String, lead: &str, tree: &Tree<'_>, i: usize, version: Option<i64>) {
+    let Some(n) = tree.nodes.get(i) else { return };
+    out.push_str(lead);
+    label(out, n);
+    let _ = write!(out, " [0x{:04x}, {}B]", n.offset, n.len);
+    let about = about(n, version);
+    if !about.is_empty() {
+        out.push(' ');
+        if about.chars().count() > ABOUT_MAX {
+            out.extend(about.chars().take(ABOUT_CUT));
+            out.push_str("...");
+        } else {
+            out.push_str(&about);
+        }
+    }
+    out.push('\n');
+}
+
+fn about(n: &Node<'_>, version: Option<i64>) -> String {
+    match n.role {
+        Role::Body => match version {
+            Some(v) => format!("message body, version {v}"),
+            None => "message body".into(),
+        },
+        Role::Length => match n.value {
+            Value::Array(Some(1)) => "1 element follows".into(),
+            Value::Array(Some(c)) => format!("{c} elements follow"),
+            _ => "null array".into(),
+        },
+        _ => n.about.to_string(),
+    }
+}
+
+/// Writes `name type = value`, or the header-style labels for containers.
+pub fn label(out: &mut String, n: &Node<'_>) {
+    match n.role {
+        Role::Message => {
+            let _ = write!(out, "{} {}", n.name, n.ty);
+            if let Value::Int(v) = n.value {
+                let _ = write!(out, " v{v}");
+            }
+            return;
+        }
+        Role::Frame => {
+            out.push_str(n.name);
+            return;
+        }
+        Role::Header => {
+            out.push_str(n.name);
+            if let Value::Int(v) = n.value {
+                let _ = write!(out, " v{v}");
+            }
+            return;
+        }
+        Role::Body => {
+            let _ = write!(out, "{} struct", n.name);
+            return;
+        }
+        _ => {}
+    }
+    out.push_str(n.name);
+    if let Some(i) = n.index {
+        let _ = write!(out, "[{i}]");
+    }
+    let _ = write!(out, " {} = ", n.ty);
+    value(out, n);
+}
+
+/// Writes a node's value as the tree shows it.
+pub fn value(out: &mut String, n: &Node<'_>) {
+    match (n.role, n.value) {
+        (Role::Length, Value::Array(_)) => match n.prefix {
+            Prefix::Compact(0) => out.push_str("0 (compact, null)"),
+            Prefix::Compact(c) => {
+                let _ = write!(out, "{c} (compact, n+1)");
+            }
+            Prefix::Int32(-1) => out.push_str("-1 (null)"),
+            Prefix::Int32(c) => {
+                let _ = write!(out, "{c}");
+            }
+            _ => {}
+        },
+        (Role::Tagged(tag), _) => {
+            let _ = write!(out, "tag {tag}");
+        }
+        (Role::UnknownTagged(tag), Value::Bytes(Some(b))) => {
+            let _ = write!(out, "tag {tag}, {} bytes", b.len());
+            if !b.is_empty() {
+                out.push_str(": ");
+                hex(out, b);
+            }
+        }
+        (Role::Raw, Value::Bytes(Some(b))) => {
+            let _ = write!(out, "{} bytes", b.len());
+        }
+        (_, Value::None) => out.push_str("struct"),
+        (_, Value::Int(v)) => {
+            let _ = write!(out, "{v}");
+            if let Some(note) = int_note(n, v) {
+                let _ = write!(out, " ({note})");
+            }
+        }
+        (_, Value::Float(v)) => {
+            let _ = write!(out, "{v}");
+        }
+        (_, Value::Bool(b)) => {
+            let _ = write!(out, "{b}");
+        }
+        (_, Value::Uuid(u)) => {
+            let _ = write!(out, "{}", uuid::Uuid::from_bytes(u).hyphenated());
+        }
+        (_, Value::Array(None)) => out.push_str("null"),
+        (_, Value::Array(Some(1))) => out.push_str("1 element"),
+        (_, Value::Array(Some(c))) => {
+            let _ = write!(out, "{c} elements");
+        }
+        (_, Value::Str(s)) => {
+            match s {
+                Some(s) => {
+                    let _ = write!(out, "\"{}\"", escape(s));
+                }
+                None => out.push_str("null"),
+            }
+            prefix_note(out, n.prefix, s.map(str::len));
+        }
+        (_, Value::Bytes(b)) => {
+            match b {
+                Some(b) => hex(out, b),
+                None => out.push_str("null"),
+            }
+            prefix_note(out, n.prefix, b.map(<[u8]>::len));
+        }
+    }
+}
+
+fn prefix_note(out: &mut String, p: Prefix, len: Option<usize>) {
+    let _ = match (p, len) {
+        (Prefix::Compact(n), Some(_)) => write!(out, " (compact, len+1={n})"),
+        (Prefix::Compact(_), None) => write!(out, " (compact, 0)"),
+        (Prefix::Int16(n), _) => write!(out, " (int16 len={n})"),
+        (Prefix::Int32(n), _) => write!(out, " (int32 len={n})"),
+        (Prefix::None, _) => Ok(()),
+    };
+}
+
+fn hex(out: &mut String, b: &[u8]) {
+    for byte in b.iter().take(BYTES_SHOWN) {
+        let _ = write!(out, "{byte:02x}");
+    }
+    if b.len() > BYTES_SHOWN {
+        out.push('…');
+    }
+}
+
+/// Names for numbers that have them: API keys, and non-zero error codes.
+fn int_note(n: &Node<'_>, v: i64) -> Option<&'static str> {
+    let code = i16::try_from(v).ok()?;
+    if n.name == "request_api_key" {
+        return apis::api_name(code);
+    }
+    if n.name.ends_with("ErrorCode") && code != 0 {
+        return error_name(code);
+    }
+    None
+}
