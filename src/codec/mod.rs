@@ -1,1 +1,3 @@
 //! Kafka codec: schemas as data, one walker that decodes, one that encodes.
+
+pub mod apis;
