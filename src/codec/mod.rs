@@ -1,3 +1,4 @@
 //! Kafka codec: schemas as data, one walker that decodes, one that encodes.
 
 pub mod apis;
+pub mod errors;
