@@ -310,7 +310,7 @@ fn parse_field(f: &Json, commons: &[(String, Vec<Field>)]) -> Result<Field, Sche
         None => None,
     };
     let tagged = opt_versions("taggedVersions")?;
-    if tag.is_some() != !tagged.is_empty() {
+    if tag.is_some() == tagged.is_empty() {
         return Err(SchemaError(format!(
             "{name}: tag and taggedVersions go together"
         )));
