@@ -1,4 +1,5 @@
 //! kwire: a dissector for Apache Kafka traffic.
 #![forbid(unsafe_code)]
 
+pub mod capture;
 pub mod codec;
