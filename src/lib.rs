@@ -3,3 +3,5 @@
 
 pub mod capture;
 pub mod codec;
+pub mod net;
+pub mod synth;

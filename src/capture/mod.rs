@@ -104,6 +104,8 @@ impl Source {
     }
 
     /// The next packet, `None` at the end. After an error, returns `None`.
+    // time_t and suseconds_t are not i64 on every platform.
+    #[allow(clippy::useless_conversion)]
     pub fn next_packet(&mut self) -> Option<Result<Packet<'_>, CaptureError>> {
         if self.done {
             return None;
@@ -156,9 +158,9 @@ mod tests {
     use super::*;
     use std::io::Write;
 
-    fn read_all(
-        path: &std::path::Path,
-    ) -> (i32, Vec<(i64, u32, u32, Vec<u8>)>, Option<CaptureError>) {
+    type Read = (i32, Vec<(i64, u32, u32, Vec<u8>)>, Option<CaptureError>);
+
+    fn read_all(path: &std::path::Path) -> Read {
         let mut src = Source::open_file(path).unwrap();
         let lt = src.linktype();
         let mut pkts = Vec::new();
@@ -194,7 +196,7 @@ mod tests {
             }
             w.write_packet_truncated(5_000_000_000, &[9; 100], 10)
                 .unwrap();
-            drop(w);
+            w.into_inner();
             f.flush().unwrap();
             let (got_lt, pkts, err) = read_all(f.path());
             assert!(err.is_none(), "{err:?}");
@@ -226,7 +228,7 @@ mod tests {
         w.write_custom_block(0x0000_0BAD, b"not a packet").unwrap();
         w.write_packet(us, s[1].0, &s[1].1).unwrap();
         w.write_packet_truncated(ns, s[2].0, &[7; 40], 3).unwrap();
-        drop(w);
+        w.into_inner();
         f.flush().unwrap();
         let (lt, pkts, err) = read_all(f.path());
         assert!(err.is_none(), "{err:?}");
@@ -246,7 +248,7 @@ mod tests {
         for i in 0..3 {
             w.write_packet(i * 1000, &[i as u8; 50]).unwrap();
         }
-        drop(w);
+        w.into_inner();
         // Cut the third record's data short.
         buf.truncate(buf.len() - 20);
         let mut f = tempfile::NamedTempFile::new().unwrap();
