@@ -5,3 +5,4 @@ pub mod capture;
 pub mod codec;
 pub mod net;
 pub mod synth;
+pub mod tcp;
