@@ -391,3 +391,106 @@ pub fn wrap_link(link: Link, ipv4: bool, from_client: bool, ip: &[u8]) -> Vec<u8
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::Source;
+    use crate::capture::writer::{PcapngWriter, TsPrecision};
+    use crate::net::{self, NetStats};
+    use crate::tcp::{CloseReason, Dir, Reassembler, StreamEvent, TcpConfig};
+
+    /// Reads a capture file through every stage and returns the two
+    /// directions of connection 0 and the close reasons.
+    fn pipeline(path: &std::path::Path) -> (Vec<u8>, Vec<u8>, Vec<CloseReason>) {
+        let mut src = Source::open_file(path).unwrap();
+        let mut stats = NetStats::default();
+        let mut r = Reassembler::new(TcpConfig::default());
+        let (mut ab, mut ba, mut closes) = (Vec::new(), Vec::new(), Vec::new());
+        let mut sink = |e: StreamEvent<'_>| match e {
+            StreamEvent::Data {
+                dir: Dir::AtoB,
+                data,
+                ..
+            } => ab.extend_from_slice(data),
+            StreamEvent::Data {
+                dir: Dir::BtoA,
+                data,
+                ..
+            } => ba.extend_from_slice(data),
+            StreamEvent::Closed { reason, .. } => closes.push(reason),
+            _ => {}
+        };
+        let mut frame = 0;
+        while let Some(p) = src.next_packet() {
+            let p = p.unwrap();
+            frame += 1;
+            if let Some(seg) = net::decode(p.linktype, p.data, p.origlen, &mut stats) {
+                r.push(frame, p.ts_ns(), &seg, &mut sink);
+            }
+        }
+        r.finish(&mut sink);
+        assert_eq!(stats.tcp, frame);
+        (ab, ba, closes)
+    }
+
+    fn conversation(link: Link) -> Flow {
+        let mut f = Flow::new(
+            "10.9.8.7:33333".parse().unwrap(),
+            "10.9.8.6:9092".parse().unwrap(),
+        )
+        .with_link(link)
+        .with_mss(100);
+        f.syn_handshake()
+            .client_send(&[b'q'; 450])
+            .server_send(&[b'r'; 250])
+            .fin();
+        f.swap(4, 6).duplicate(5);
+        f
+    }
+
+    #[test]
+    fn pcap_file_through_all_stages() {
+        for link in [
+            Link::Ethernet,
+            Link::QinQ(1, 2),
+            Link::LinuxSll2,
+            Link::Null,
+        ] {
+            let f = conversation(link);
+            let file = tempfile::NamedTempFile::new().unwrap();
+            let mut w = PcapWriter::new(
+                file.as_file(),
+                link.linktype() as u32,
+                TsPrecision::Nano,
+                65535,
+            )
+            .unwrap();
+            f.write_pcap(&mut w).unwrap();
+            let (ab, ba, closes) = pipeline(file.path());
+            assert_eq!(ab, vec![b'q'; 450], "{link:?}");
+            assert_eq!(ba, vec![b'r'; 250]);
+            assert_eq!(closes, vec![CloseReason::Fin]);
+        }
+    }
+
+    #[test]
+    fn pcapng_file_through_all_stages() {
+        let f = conversation(Link::LinuxSll);
+        let file = tempfile::NamedTempFile::new().unwrap();
+        let mut w = PcapngWriter::new(file.as_file()).unwrap();
+        let iface = w
+            .add_interface(Link::LinuxSll.linktype() as u16, 65535, TsPrecision::Micro)
+            .unwrap();
+        for (i, (ts, data)) in f.packets().iter().enumerate() {
+            if i == 2 {
+                w.write_custom_block(0x0000_0BAD, &[1, 2, 3]).unwrap();
+            }
+            w.write_packet(iface, *ts, data).unwrap();
+        }
+        let (ab, ba, closes) = pipeline(file.path());
+        assert_eq!(ab, vec![b'q'; 450]);
+        assert_eq!(ba, vec![b'r'; 250]);
+        assert_eq!(closes, vec![CloseReason::Fin]);
+    }
+}

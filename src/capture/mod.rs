@@ -263,6 +263,37 @@ mod tests {
     }
 
     #[test]
+    fn truncated_pcapng_and_cut_record_header() {
+        let mut ng = Vec::new();
+        let mut w = PcapngWriter::new(&mut ng).unwrap();
+        let i = w.add_interface(1, 65535, TsPrecision::Nano).unwrap();
+        for k in 0..3 {
+            w.write_packet(i, k * 1000, &[k as u8; 50]).unwrap();
+        }
+        w.into_inner();
+        ng.truncate(ng.len() - 30);
+        let mut classic = Vec::new();
+        let mut w = PcapWriter::new(&mut classic, 1, TsPrecision::Nano, 65535).unwrap();
+        for k in 0..3 {
+            w.write_packet(k * 1000, &[k as u8; 50]).unwrap();
+        }
+        w.into_inner();
+        // Leave only 6 bytes of the third record's 16-byte header.
+        classic.truncate(24 + 2 * (16 + 50) + 6);
+        for buf in [ng, classic] {
+            let mut f = tempfile::NamedTempFile::new().unwrap();
+            f.write_all(&buf).unwrap();
+            f.flush().unwrap();
+            let (_, pkts, err) = read_all(f.path());
+            assert_eq!(pkts.len(), 2);
+            assert!(
+                matches!(err, Some(CaptureError::Truncated { packet: 3 })),
+                "{err:?}"
+            );
+        }
+    }
+
+    #[test]
     fn open_errors() {
         let missing = Source::open_file("/nonexistent/dir/x.pcap").unwrap_err();
         assert!(matches!(missing, CaptureError::Open { .. }), "{missing:?}");
