@@ -1,6 +1,8 @@
 //! Synthetic TCP conversations for tests and fixtures: a client/server `Flow`
 //! that tracks sequence and acknowledgement numbers and records packets,
 //! which can then be reordered, duplicated or dropped before being written.
+//! Test tooling, not wire-facing: it panics on misuse (bad packet index,
+//! mixed IP versions, payloads too large for one IP packet).
 
 use crate::capture::writer::PcapWriter;
 use crate::net::linktype;
