@@ -1,5 +1,12 @@
 //! kwire: a dissector for Apache Kafka traffic.
+//!
+//! The pipeline, one module per stage, each feeding the next:
+//! [`capture`] → [`net`] → [`tcp`] → [`kafka`] → [`codec`] → [`view`].
 #![forbid(unsafe_code)]
 
+pub mod capture;
 pub mod codec;
+pub mod net;
+pub mod synth;
+pub mod tcp;
 pub mod view;

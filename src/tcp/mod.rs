@@ -1,0 +1,501 @@
+//! Stage 3: TCP reassembly. Turns decoded segments into ordered byte-stream
+//! events per connection and direction, with bounded memory.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+mod half;
+
+use crate::net::TcpSegment;
+use half::{Ctx, Half};
+use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
+
+/// Connection identity, assigned in the order connections are first seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ConnId(pub u64);
+
+/// Direction within a connection. A is the client (SYN sender) when the
+/// handshake was seen, otherwise the sender of the first packet seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dir {
+    AtoB,
+    BtoA,
+}
+
+impl Dir {
+    pub fn reverse(self) -> Dir {
+        match self {
+            Dir::AtoB => Dir::BtoA,
+            Dir::BtoA => Dir::AtoB,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CloseReason {
+    /// Both directions delivered everything up to their FIN.
+    Fin,
+    Rst,
+    /// Pushed out of the table to make room (max_connections).
+    Evicted,
+    /// No packet for longer than idle_timeout_ns.
+    Idle,
+    /// A new SYN reused the endpoints; the new connection gets a new id.
+    Reused,
+    EndOfCapture,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamEvent<'a> {
+    Opened {
+        conn: ConnId,
+        a: SocketAddr,
+        b: SocketAddr,
+        syn_seen: bool,
+        /// Packet number of the packet that opened it.
+        frame: u64,
+    },
+    /// In-order bytes; `stream_offset` counts delivered bytes and gaps since
+    /// the stream start.
+    Data {
+        conn: ConnId,
+        dir: Dir,
+        data: &'a [u8],
+        stream_offset: u64,
+    },
+    /// `len` bytes never seen were skipped.
+    Gap {
+        conn: ConnId,
+        dir: Dir,
+        len: u64,
+    },
+    /// A retransmission carried different bytes for this range; the bytes
+    /// seen first are (or were) delivered, the later ones dropped.
+    Conflict {
+        conn: ConnId,
+        dir: Dir,
+        stream_offset: u64,
+        len: u64,
+    },
+    Closed {
+        conn: ConnId,
+        reason: CloseReason,
+    },
+}
+
+/// Limits. Memory held is at most `max_buffered_total` of out-of-order
+/// bytes, plus `2 × overlap_history` per open connection, plus a small
+/// fixed record per tracked connection (at most `max_connections`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TcpConfig {
+    /// Out-of-order bytes buffered per direction before the oldest hole is
+    /// given up on.
+    pub max_buffered_per_direction: usize,
+    /// The same limit over all connections together.
+    pub max_buffered_total: usize,
+    /// Connections (open or recently closed) tracked at once; the least
+    /// recently used is evicted beyond that.
+    pub max_connections: usize,
+    /// A hole is given up on once buffered data reaches this far past it.
+    pub gap_window: usize,
+    /// Connections idle this long are closed (`None`: never).
+    pub idle_timeout_ns: Option<u64>,
+    /// Delivered bytes kept per direction to compare retransmissions with.
+    pub overlap_history: usize,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            max_buffered_per_direction: 16 << 20,
+            max_buffered_total: 1 << 30,
+            max_connections: 65536,
+            gap_window: 8 << 20,
+            idle_timeout_ns: None,
+            overlap_history: 16 << 10,
+        }
+    }
+}
+
+/// Counters; every drop, skip and eviction lands in one of them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TcpStats {
+    pub segments: u64,
+    pub connections: u64,
+    pub closed_fin: u64,
+    pub closed_rst: u64,
+    pub evicted: u64,
+    pub idle_closed: u64,
+    pub reused: u64,
+    pub delivered_bytes: u64,
+    pub gaps: u64,
+    pub gap_bytes: u64,
+    /// Retransmitted ranges whose bytes matched what was seen before.
+    pub identical_overlaps: u64,
+    pub identical_overlap_bytes: u64,
+    pub conflicts: u64,
+    pub conflict_bytes: u64,
+    /// Bytes of segments that overlapped data already seen.
+    pub retransmitted_bytes: u64,
+    /// Retransmitted bytes too old to compare (beyond overlap_history).
+    pub unchecked_bytes: u64,
+    pub out_of_order_bytes: u64,
+    /// Bytes cut by the snaplen at the delivery point, reported as gaps.
+    pub truncated_bytes: u64,
+    /// Segments for an unknown connection that cannot open one (pure ACK,
+    /// FIN or RST without data).
+    pub no_connection: u64,
+    /// Segments for a connection that already closed.
+    pub after_close: u64,
+    /// Segments too far ahead of the stream to be plausible.
+    pub out_of_window: u64,
+    pub duplicate_syns: u64,
+    /// Holes given up on because a buffer limit was reached.
+    pub buffer_limit_skips: u64,
+    /// Holes given up on because the peer acknowledged past them.
+    pub ack_skips: u64,
+    /// Highest out-of-order bytes buffered at once, all connections.
+    pub peak_buffered: usize,
+}
+
+/// Unordered endpoint pair: both directions map to one key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct FlowKey(SocketAddr, SocketAddr);
+
+impl FlowKey {
+    fn new(x: SocketAddr, y: SocketAddr) -> FlowKey {
+        if x <= y { FlowKey(x, y) } else { FlowKey(y, x) }
+    }
+}
+
+#[derive(Debug)]
+struct Conn {
+    id: ConnId,
+    a: SocketAddr,
+    b: SocketAddr,
+    ab: Half,
+    ba: Half,
+    /// Closed connections stay as tombstones so late retransmissions and
+    /// final ACKs do not open phantom connections.
+    closed: bool,
+    last_ts: i64,
+    /// Position in the LRU order (`live` or `dead`).
+    tick: u64,
+}
+
+impl Conn {
+    fn halves(&mut self, dir: Dir) -> (&mut Half, &mut Half) {
+        match dir {
+            Dir::AtoB => (&mut self.ab, &mut self.ba),
+            Dir::BtoA => (&mut self.ba, &mut self.ab),
+        }
+    }
+}
+
+/// Reassembles every TCP connection in a capture.
+#[derive(Debug)]
+pub struct Reassembler {
+    cfg: TcpConfig,
+    stats: TcpStats,
+    conns: HashMap<FlowKey, Conn>,
+    /// Open connections by last use, oldest first.
+    live: BTreeMap<u64, FlowKey>,
+    /// Tombstones by time of closing, oldest first.
+    dead: BTreeMap<u64, FlowKey>,
+    tick: u64,
+    next_id: u64,
+    total_buffered: usize,
+    scratch: Vec<(u64, u64)>,
+}
+
+type Out<'o> = &'o mut dyn FnMut(StreamEvent<'_>);
+
+impl Reassembler {
+    pub fn new(cfg: TcpConfig) -> Self {
+        Reassembler {
+            cfg,
+            stats: TcpStats::default(),
+            conns: HashMap::new(),
+            live: BTreeMap::new(),
+            dead: BTreeMap::new(),
+            tick: 0,
+            next_id: 0,
+            total_buffered: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    pub fn stats(&self) -> &TcpStats {
+        &self.stats
+    }
+
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+
+    /// Open connections currently tracked.
+    pub fn open_connections(&self) -> usize {
+        self.live.len()
+    }
+
+    /// Out-of-order bytes buffered right now, over all connections.
+    pub fn buffered_bytes(&self) -> usize {
+        self.total_buffered
+    }
+
+    /// Feeds one segment. `frame` is the 1-based packet number, `ts_ns` the
+    /// packet time; events for bytes this packet completes are emitted now.
+    pub fn push(&mut self, frame: u64, ts_ns: i64, seg: &TcpSegment<'_>, out: Out<'_>) {
+        self.stats.segments += 1;
+        if let Some(timeout) = self.cfg.idle_timeout_ns {
+            self.expire_idle(ts_ns, timeout, out);
+        }
+        let key = FlowKey::new(seg.src, seg.dst);
+        let has_data = seg.payload_len > 0;
+
+        let state = self.conns.get(&key).map(|c| {
+            let from_a = seg.src == c.a;
+            let a_isn = c.ab.isn;
+            (c.closed, from_a, a_isn)
+        });
+        let pure_syn = seg.syn && !seg.ack_flag;
+        match state {
+            None | Some((true, _, _)) => {
+                if !(seg.syn || has_data) || seg.rst {
+                    if state.is_some() {
+                        self.stats.after_close += 1;
+                    } else {
+                        self.stats.no_connection += 1;
+                    }
+                    return;
+                }
+                if state.is_some() && !seg.syn {
+                    // Data after close with no new handshake: a late
+                    // retransmission, not a new conversation.
+                    self.stats.after_close += 1;
+                    return;
+                }
+                self.open(key, frame, ts_ns, seg, out);
+            }
+            Some((false, from_a, a_isn)) if pure_syn => {
+                if from_a && a_isn == Some(seg.seq) {
+                    self.stats.duplicate_syns += 1;
+                    self.touch(key, ts_ns);
+                    return;
+                }
+                // A new SYN with another ISN: the endpoints are being reused.
+                self.stats.reused += 1;
+                self.close(key, CloseReason::Reused, out);
+                self.open(key, frame, ts_ns, seg, out);
+            }
+            Some((false, _, _)) => self.touch(key, ts_ns),
+        }
+
+        let Reassembler {
+            cfg,
+            stats,
+            conns,
+            total_buffered,
+            scratch,
+            ..
+        } = self;
+        let Some(conn) = conns.get_mut(&key) else {
+            return;
+        };
+        let dir = if seg.src == conn.a && seg.dst == conn.b {
+            Dir::AtoB
+        } else {
+            Dir::BtoA
+        };
+        let id = conn.id;
+        let (this, other) = conn.halves(dir);
+        if seg.syn {
+            if this.isn.is_some_and(|isn| isn != seg.seq) {
+                // A SYN-ACK with a different ISN: keep the first.
+                stats.duplicate_syns += 1;
+            } else if !this.is_init() {
+                this.start_syn(seg.seq);
+            }
+        } else if !this.is_init() && (has_data || seg.fin) {
+            // Mid-stream pickup: the first segment seen sets the start.
+            this.start(seg.seq);
+        }
+        let data_seq = seg.seq.wrapping_add(u32::from(seg.syn));
+        let mut ctx = Ctx {
+            conn: id,
+            dir,
+            cfg,
+            stats,
+            total_buffered,
+            out,
+            scratch,
+        };
+        this.accept(
+            &mut ctx,
+            data_seq,
+            seg.payload,
+            u64::from(seg.payload_len),
+            seg.fin,
+        );
+        if seg.ack_flag {
+            ctx.dir = dir.reverse();
+            other.on_peer_ack(&mut ctx, seg.ack);
+        }
+        let both_done = conn.ab.finished() && conn.ba.finished();
+        if seg.rst {
+            self.stats.closed_rst += 1;
+            self.close(key, CloseReason::Rst, out);
+        } else if both_done {
+            self.stats.closed_fin += 1;
+            self.close(key, CloseReason::Fin, out);
+        }
+    }
+
+    /// End of capture: flush every open connection (holes become gaps) and
+    /// close it, in connection-id order.
+    pub fn finish(&mut self, out: Out<'_>) {
+        let mut open: Vec<(ConnId, FlowKey)> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| !c.closed)
+            .map(|(k, c)| (c.id, *k))
+            .collect();
+        open.sort_unstable_by_key(|(id, _)| *id);
+        for (_, key) in open {
+            self.close(key, CloseReason::EndOfCapture, out);
+        }
+        self.conns.clear();
+        self.live.clear();
+        self.dead.clear();
+    }
+
+    fn open(&mut self, key: FlowKey, frame: u64, ts_ns: i64, seg: &TcpSegment<'_>, out: Out<'_>) {
+        if self.conns.contains_key(&key) {
+            // Replacing a tombstone.
+            self.forget(key);
+        }
+        while self.conns.len() >= self.cfg.max_connections.max(1) {
+            if let Some((_, old)) = self.dead.pop_first() {
+                self.conns.remove(&old);
+            } else if let Some((_, old)) = self.live.pop_first() {
+                // Popped first so a broken invariant cannot loop forever.
+                self.stats.evicted += 1;
+                self.close(old, CloseReason::Evicted, out);
+                self.forget(old);
+            } else {
+                break;
+            }
+        }
+        // A lone SYN-ACK means the server is the source.
+        let (a, b) = if seg.syn && seg.ack_flag {
+            (seg.dst, seg.src)
+        } else {
+            (seg.src, seg.dst)
+        };
+        let id = ConnId(self.next_id);
+        self.next_id += 1;
+        self.stats.connections += 1;
+        self.tick += 1;
+        self.live.insert(self.tick, key);
+        self.conns.insert(
+            key,
+            Conn {
+                id,
+                a,
+                b,
+                ab: Half::default(),
+                ba: Half::default(),
+                closed: false,
+                last_ts: ts_ns,
+                tick: self.tick,
+            },
+        );
+        out(StreamEvent::Opened {
+            conn: id,
+            a,
+            b,
+            syn_seen: seg.syn,
+            frame,
+        });
+    }
+
+    fn touch(&mut self, key: FlowKey, ts_ns: i64) {
+        self.tick += 1;
+        if let Some(c) = self.conns.get_mut(&key) {
+            self.live.remove(&c.tick);
+            c.tick = self.tick;
+            c.last_ts = c.last_ts.max(ts_ns);
+            self.live.insert(self.tick, key);
+        }
+    }
+
+    /// Flushes both directions, emits Closed and leaves a tombstone.
+    fn close(&mut self, key: FlowKey, reason: CloseReason, out: Out<'_>) {
+        let Reassembler {
+            cfg,
+            stats,
+            conns,
+            live,
+            dead,
+            tick,
+            total_buffered,
+            scratch,
+            ..
+        } = self;
+        let Some(conn) = conns.get_mut(&key) else {
+            return;
+        };
+        if conn.closed {
+            return;
+        }
+        for dir in [Dir::AtoB, Dir::BtoA] {
+            let mut ctx = Ctx {
+                conn: conn.id,
+                dir,
+                cfg,
+                stats,
+                total_buffered,
+                out,
+                scratch,
+            };
+            conn.halves(dir).0.flush(&mut ctx);
+        }
+        // Free buffers; keep only what identifies the tombstone.
+        conn.ab = Half::default();
+        conn.ba = Half::default();
+        conn.closed = true;
+        live.remove(&conn.tick);
+        *tick += 1;
+        conn.tick = *tick;
+        dead.insert(*tick, key);
+        out(StreamEvent::Closed {
+            conn: conn.id,
+            reason,
+        });
+    }
+
+    /// Drops a connection from the table entirely (it must be closed).
+    fn forget(&mut self, key: FlowKey) {
+        if let Some(c) = self.conns.remove(&key) {
+            self.live.remove(&c.tick);
+            self.dead.remove(&c.tick);
+        }
+    }
+
+    fn expire_idle(&mut self, now: i64, timeout: u64, out: Out<'_>) {
+        let timeout = i64::try_from(timeout).unwrap_or(i64::MAX);
+        while let Some((tick, key)) = self.live.pop_first() {
+            let Some(conn) = self.conns.get(&key) else {
+                continue;
+            };
+            if now.saturating_sub(conn.last_ts) <= timeout {
+                self.live.insert(tick, key);
+                break;
+            }
+            self.stats.idle_closed += 1;
+            self.close(key, CloseReason::Idle, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,702 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use super::*;
+use crate::net::{self, NetStats};
+use crate::synth::{Flags, Flow, Link};
+use proptest::prelude::*;
+use std::collections::HashMap;
+
+/// Owned copy of an event, for assertions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Ev {
+    Opened(u64, SocketAddr, SocketAddr, bool),
+    Data(u64, Dir, u64, Vec<u8>),
+    Gap(u64, Dir, u64),
+    Conflict(u64, Dir, u64, u64),
+    Closed(u64, CloseReason),
+}
+
+/// Collects events and checks the stream invariants as they arrive: data
+/// and gaps of each direction are contiguous, connections open before use.
+#[derive(Default)]
+struct Sink {
+    evs: Vec<Ev>,
+    next: HashMap<(u64, Dir), u64>,
+    open: HashMap<u64, bool>,
+}
+
+impl Sink {
+    fn take(&mut self, e: StreamEvent<'_>) {
+        let ev = match e {
+            StreamEvent::Opened {
+                conn,
+                a,
+                b,
+                syn_seen,
+                ..
+            } => {
+                assert!(
+                    self.open.insert(conn.0, true).is_none(),
+                    "reopened {conn:?}"
+                );
+                Ev::Opened(conn.0, a, b, syn_seen)
+            }
+            StreamEvent::Data {
+                conn,
+                dir,
+                data,
+                stream_offset,
+            } => {
+                assert!(!data.is_empty(), "empty data event");
+                let next = self.next.entry((conn.0, dir)).or_default();
+                assert_eq!(stream_offset, *next, "data not contiguous");
+                *next += data.len() as u64;
+                Ev::Data(conn.0, dir, stream_offset, data.to_vec())
+            }
+            StreamEvent::Gap { conn, dir, len } => {
+                assert!(len > 0);
+                *self.next.entry((conn.0, dir)).or_default() += len;
+                Ev::Gap(conn.0, dir, len)
+            }
+            StreamEvent::Conflict {
+                conn,
+                dir,
+                stream_offset,
+                len,
+            } => Ev::Conflict(conn.0, dir, stream_offset, len),
+            StreamEvent::Closed { conn, reason } => {
+                assert_eq!(
+                    self.open.insert(conn.0, false),
+                    Some(true),
+                    "close of non-open {conn:?}"
+                );
+                Ev::Closed(conn.0, reason)
+            }
+        };
+        assert!(
+            !matches!(ev, Ev::Data(c, ..) | Ev::Gap(c, ..) | Ev::Conflict(c, ..) if self.open.get(&c) != Some(&true)),
+            "event for a connection that is not open: {ev:?}"
+        );
+        self.evs.push(ev);
+    }
+
+    /// Bytes of one direction, gaps shown as `len` bytes of '?'.
+    fn stream(&self, conn: u64, dir: Dir) -> Vec<u8> {
+        let mut out = Vec::new();
+        for e in &self.evs {
+            match e {
+                Ev::Data(c, d, _, b) if *c == conn && *d == dir => out.extend_from_slice(b),
+                Ev::Gap(c, d, n) if *c == conn && *d == dir => {
+                    out.extend(std::iter::repeat_n(b'?', *n as usize))
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    fn gaps(&self) -> Vec<u64> {
+        self.evs
+            .iter()
+            .filter_map(|e| {
+                if let Ev::Gap(_, _, n) = e {
+                    Some(*n)
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+
+    fn conflicts(&self) -> Vec<(u64, u64)> {
+        self.evs
+            .iter()
+            .filter_map(|e| {
+                if let Ev::Conflict(_, _, o, n) = e {
+                    Some((*o, *n))
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+
+    fn closes(&self) -> Vec<(u64, CloseReason)> {
+        self.evs
+            .iter()
+            .filter_map(|e| {
+                if let Ev::Closed(c, r) = e {
+                    Some((*c, *r))
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+}
+
+struct Run {
+    r: Reassembler,
+    sink: Sink,
+    frame: u64,
+    net: NetStats,
+}
+
+impl Run {
+    fn new(cfg: TcpConfig) -> Run {
+        Run {
+            r: Reassembler::new(cfg),
+            sink: Sink::default(),
+            frame: 0,
+            net: NetStats::default(),
+        }
+    }
+
+    fn feed_caplen(&mut self, link: Link, ts: i64, pkt: &[u8], caplen: usize) {
+        self.frame += 1;
+        let cut = &pkt[..caplen.min(pkt.len())];
+        let seg = net::decode(link.linktype(), cut, pkt.len() as u32, &mut self.net)
+            .expect("test packets are TCP");
+        let sink = &mut self.sink;
+        self.r.push(self.frame, ts, &seg, &mut |e| sink.take(e));
+    }
+
+    fn feed(&mut self, flow: &Flow) {
+        for (ts, pkt) in flow.packets() {
+            self.feed_caplen(flow.link(), *ts, pkt, usize::MAX);
+        }
+    }
+
+    fn finish(&mut self) {
+        let sink = &mut self.sink;
+        self.r.finish(&mut |e| sink.take(e));
+    }
+}
+
+fn addrs() -> (SocketAddr, SocketAddr) {
+    (
+        "192.168.1.10:50000".parse().unwrap(),
+        "192.168.1.20:9092".parse().unwrap(),
+    )
+}
+
+fn flow() -> Flow {
+    let (c, s) = addrs();
+    Flow::new(c, s)
+}
+
+fn run(flow: &Flow) -> Run {
+    let mut r = Run::new(TcpConfig::default());
+    r.feed(flow);
+    r.finish();
+    r
+}
+
+const ACK: Flags = Flags {
+    syn: false,
+    ack: true,
+    fin: false,
+    rst: false,
+};
+
+#[test]
+fn in_order_conversation() {
+    let (c, s) = addrs();
+    let mut f = flow();
+    f.syn_handshake()
+        .client_send(b"request")
+        .server_send(b"response")
+        .fin();
+    let r = run(&f);
+    assert_eq!(r.sink.evs[0], Ev::Opened(0, c, s, true));
+    assert_eq!(r.sink.stream(0, Dir::AtoB), b"request");
+    assert_eq!(r.sink.stream(0, Dir::BtoA), b"response");
+    assert_eq!(r.sink.closes(), vec![(0, CloseReason::Fin)]);
+    // Closed when both FINs are delivered: the final ACK opens nothing.
+    assert_eq!(r.r.stats().closed_fin, 1);
+    assert_eq!(r.r.stats().after_close, 1);
+    assert_eq!(r.r.stats().connections, 1);
+    assert!(r.sink.gaps().is_empty());
+}
+
+#[test]
+fn split_segments_and_ipv6_vlan() {
+    let c: SocketAddr = "[fe80::1]:1234".parse().unwrap();
+    let s: SocketAddr = "[fe80::2]:9092".parse().unwrap();
+    let msg: Vec<u8> = (0..1000u32).map(|i| (i % 251) as u8).collect();
+    let mut f = Flow::new(c, s).with_link(Link::Vlan(7)).with_mss(7);
+    f.syn_handshake()
+        .client_send(&msg)
+        .server_send(&msg[..500])
+        .fin();
+    let r = run(&f);
+    assert_eq!(r.sink.stream(0, Dir::AtoB), msg);
+    assert_eq!(r.sink.stream(0, Dir::BtoA), &msg[..500]);
+    // Each in-order segment is delivered as it arrives, without copying.
+    let datas = r
+        .sink
+        .evs
+        .iter()
+        .filter(|e| matches!(e, Ev::Data(..)))
+        .count();
+    assert_eq!(datas, 1000_usize.div_ceil(7) + 500_usize.div_ceil(7));
+}
+
+#[test]
+fn out_of_order_is_buffered_until_the_hole_fills() {
+    let mut f = flow().with_mss(4);
+    f.syn_handshake().client_send(b"aaaabbbbccccdddd");
+    // Packets 3..6 are the data; deliver them as d, b, c, a.
+    f.swap(3, 6).swap(4, 5).swap(5, 4);
+    let mut r = Run::new(TcpConfig::default());
+    let pk = f.packets().to_vec();
+    for (i, (ts, p)) in pk.iter().enumerate() {
+        r.feed_caplen(f.link(), *ts, p, usize::MAX);
+        let got = r.sink.stream(0, Dir::AtoB);
+        if i < 6 {
+            assert!(
+                got.is_empty(),
+                "nothing before the first segment (packet {i})"
+            );
+        }
+    }
+    assert_eq!(r.r.buffered_bytes(), 0);
+    assert_eq!(r.sink.stream(0, Dir::AtoB), b"aaaabbbbccccdddd");
+    assert_eq!(r.r.stats().out_of_order_bytes, 12);
+}
+
+#[test]
+fn identical_duplicates_are_quiet() {
+    let mut f = flow().with_mss(5);
+    f.syn_handshake().client_send(b"0123456789abcde");
+    f.duplicate(4).retransmit(3);
+    f.fin();
+    let r = run(&f);
+    assert_eq!(r.sink.stream(0, Dir::AtoB), b"0123456789abcde");
+    assert!(r.sink.conflicts().is_empty());
+    assert_eq!(r.r.stats().identical_overlaps, 2);
+    assert_eq!(r.r.stats().identical_overlap_bytes, 10);
+}
+
+#[test]
+fn overlapping_retransmissions() {
+    let mut f = flow();
+    f.syn_handshake();
+    let (cseq, sseq) = f.next_seqs();
+    // [0,10) then [5,15) identical on the overlap, then [12,20) with
+    // different bytes at 12..14.
+    f.push_raw(true, cseq, sseq, ACK, b"0123456789");
+    f.push_raw(true, cseq + 5, sseq, ACK, b"56789ABCDE");
+    f.push_raw(true, cseq + 12, sseq, ACK, b"xyEFGHIJ");
+    let r = run(&f);
+    assert_eq!(r.sink.stream(0, Dir::AtoB), b"0123456789ABCDEFGHIJ");
+    assert_eq!(r.sink.conflicts(), vec![(12, 2)]);
+    assert_eq!(r.r.stats().identical_overlaps, 1);
+    assert_eq!(r.r.stats().conflict_bytes, 2);
+}
+
+#[test]
+fn conflict_with_buffered_data_comes_before_the_data() {
+    let mut f = flow();
+    f.syn_handshake();
+    let (cseq, sseq) = f.next_seqs();
+    f.push_raw(true, cseq + 10, sseq, ACK, b"KLMNOPQRST"); // buffered
+    f.push_raw(true, cseq + 5, sseq, ACK, b"FGHIJklmno"); // conflicts at 10..15
+    f.push_raw(true, cseq, sseq, ACK, b"ABCDE"); // fills the hole
+    let r = run(&f);
+    // First-arrived bytes win.
+    assert_eq!(r.sink.stream(0, Dir::AtoB), b"ABCDEFGHIJKLMNOPQRST");
+    let conflict = r
+        .sink
+        .evs
+        .iter()
+        .position(|e| matches!(e, Ev::Conflict(0, Dir::AtoB, 10, 5)))
+        .unwrap();
+    let data_at_10 = r
+        .sink
+        .evs
+        .iter()
+        .position(|e| matches!(e, Ev::Data(_, _, o, b) if *o <= 10 && *o + b.len() as u64 > 10))
+        .unwrap();
+    assert!(conflict < data_at_10);
+}
+
+#[test]
+fn sequence_wraparound() {
+    let msg: Vec<u8> = (0..300u32).map(|i| i as u8).collect();
+    let mut f = flow().with_isn(u32::MAX - 100, u32::MAX - 3).with_mss(16);
+    f.syn_handshake().client_send(&msg).server_send(&msg);
+    // Client bytes 96..112 (packet 9) straddle 2^32; move it earlier and
+    // re-send it at the end, so a segment behind the delivery point crosses
+    // the wrap.
+    f.swap(8, 9).swap(3, 12).retransmit(8);
+    f.fin();
+    let r = run(&f);
+    assert_eq!(r.sink.stream(0, Dir::AtoB), msg);
+    assert_eq!(r.sink.stream(0, Dir::BtoA), msg);
+    assert!(r.sink.gaps().is_empty());
+    assert_eq!(r.r.stats().identical_overlaps, 1);
+    assert_eq!(r.r.stats().out_of_window, 0);
+    assert_eq!(r.sink.closes(), vec![(0, CloseReason::Fin)]);
+}
+
+#[test]
+fn mid_stream_start() {
+    let (c, s) = addrs();
+    let mut f = flow();
+    // No handshake: the server speaks first, so it becomes A.
+    f.server_send(b"tail of a response")
+        .client_send(b"next request");
+    let r = run(&f);
+    assert_eq!(r.sink.evs[0], Ev::Opened(0, s, c, false));
+    assert_eq!(r.sink.stream(0, Dir::AtoB), b"tail of a response");
+    assert_eq!(r.sink.stream(0, Dir::BtoA), b"next request");
+    assert_eq!(r.sink.closes(), vec![(0, CloseReason::EndOfCapture)]);
+}
+
+#[test]
+fn lost_segment_becomes_a_gap_at_fin() {
+    let mut f = flow().with_mss(4);
+    f.syn_handshake().client_send(b"aaaabbbbcccc");
+    f.drop_packet(4); // "bbbb" never captured
+    // The server's FIN-ACK acknowledges the client's FIN: the hole is a
+    // capture loss, so it is skipped right then.
+    f.fin();
+    let r = run(&f);
+    assert_eq!(r.sink.stream(0, Dir::AtoB), b"aaaa????cccc");
+    assert_eq!(r.sink.gaps(), vec![4]);
+    assert_eq!(r.sink.closes(), vec![(0, CloseReason::Fin)]);
+}
+
+#[test]
+fn lost_segment_then_end_of_capture() {
+    let mut f = flow().with_mss(4);
+    f.syn_handshake().client_send(b"aaaabbbbcccc");
+    f.drop_packet(4);
+    let mut r = Run::new(TcpConfig::default());
+    r.feed(&f);
+    assert_eq!(r.sink.stream(0, Dir::AtoB), b"aaaa");
+    assert_eq!(r.r.buffered_bytes(), 4);
+    r.finish();
+    assert_eq!(r.sink.stream(0, Dir::AtoB), b"aaaa????cccc");
+    assert_eq!(r.sink.closes(), vec![(0, CloseReason::EndOfCapture)]);
+    assert_eq!(r.r.buffered_bytes(), 0);
+}
+
+#[test]
+fn lost_segment_gap_after_window() {
+    let mut f = flow().with_mss(10);
+    f.syn_handshake().client_send(&[b'x'; 200]);
+    f.drop_packet(3);
+    let mut r = Run::new(TcpConfig {
+        gap_window: 50,
+        ..TcpConfig::default()
+    });
+    r.feed(&f);
+    // Skipped once buffered data reached past the window, before the end.
+    assert_eq!(r.sink.gaps(), vec![10]);
+    assert_eq!(r.sink.stream(0, Dir::AtoB).len(), 200);
+    assert!(r.sink.closes().is_empty());
+}
+
+#[test]
+fn peer_ack_past_a_hole_skips_it() {
+    let mut f = flow().with_mss(4);
+    f.syn_handshake().client_send(b"aaaabbbbcccc");
+    f.drop_packet(3);
+    f.server_send(b"ok"); // acknowledges all 12 client bytes
+    let mut r = Run::new(TcpConfig::default());
+    r.feed(&f);
+    assert_eq!(r.sink.stream(0, Dir::AtoB), b"????bbbbcccc");
+    assert_eq!(r.r.stats().ack_skips, 1);
+}
+
+#[test]
+fn snaplen_cut_tail_is_a_gap() {
+    let mut f = flow();
+    f.syn_handshake()
+        .client_send(&[b'a'; 100])
+        .client_send(&[b'b'; 10]);
+    let mut r = Run::new(TcpConfig::default());
+    let pk = f.packets().to_vec();
+    for (i, (ts, p)) in pk.iter().enumerate() {
+        // Keep headers plus 30 payload bytes of the first data packet.
+        let caplen = if i == 3 {
+            14 + 20 + 20 + 30
+        } else {
+            usize::MAX
+        };
+        r.feed_caplen(f.link(), *ts, p, caplen);
+    }
+    let mut want = vec![b'a'; 30];
+    want.extend_from_slice(&[b'?'; 70]);
+    want.extend_from_slice(&[b'b'; 10]);
+    assert_eq!(r.sink.stream(0, Dir::AtoB), want);
+    assert_eq!(r.r.stats().truncated_bytes, 70);
+    assert_eq!(r.net.truncated, 1);
+}
+
+#[test]
+fn rst_flushes_and_closes() {
+    let mut f = flow().with_mss(4);
+    f.syn_handshake().client_send(b"aaaabbbb");
+    f.drop_packet(3);
+    f.rst(false);
+    let mut r = Run::new(TcpConfig::default());
+    r.feed(&f);
+    assert_eq!(r.sink.stream(0, Dir::AtoB), b"????bbbb");
+    assert_eq!(r.sink.closes(), vec![(0, CloseReason::Rst)]);
+    assert_eq!(r.r.open_connections(), 0);
+}
+
+#[test]
+fn reuse_after_close_and_while_open() {
+    let (c, s) = addrs();
+    let mut f = flow();
+    f.syn_handshake().client_send(b"first").fin();
+    let mut g = flow()
+        .with_isn(777_777, 888_888)
+        .with_start(2_000_000_000, 1_000_000);
+    g.syn_handshake().client_send(b"second");
+    let mut h = flow().with_isn(5, 6).with_start(3_000_000_000, 1_000_000);
+    h.syn_handshake().client_send(b"third");
+    let mut r = Run::new(TcpConfig::default());
+    r.feed(&f);
+    r.feed(&g);
+    // A retransmitted SYN of the open connection is not a reuse.
+    let syn = g.packets()[0].clone();
+    r.feed_caplen(g.link(), syn.0, &syn.1, usize::MAX);
+    r.feed(&h);
+    r.finish();
+    let opened: Vec<_> = r
+        .sink
+        .evs
+        .iter()
+        .filter(|e| matches!(e, Ev::Opened(..)))
+        .cloned()
+        .collect();
+    assert_eq!(
+        opened,
+        vec![
+            Ev::Opened(0, c, s, true),
+            Ev::Opened(1, c, s, true),
+            Ev::Opened(2, c, s, true)
+        ]
+    );
+    assert_eq!(r.sink.stream(0, Dir::AtoB), b"first");
+    assert_eq!(r.sink.stream(1, Dir::AtoB), b"second");
+    assert_eq!(r.sink.stream(2, Dir::AtoB), b"third");
+    assert_eq!(
+        r.sink.closes(),
+        vec![
+            (0, CloseReason::Fin),
+            (1, CloseReason::Reused),
+            (2, CloseReason::EndOfCapture)
+        ]
+    );
+    assert_eq!(r.r.stats().duplicate_syns, 1);
+    assert_eq!(r.r.stats().reused, 1);
+}
+
+#[test]
+fn lru_eviction_at_max_connections() {
+    let server: SocketAddr = "10.1.1.1:9092".parse().unwrap();
+    let flows: Vec<Flow> = (0..3)
+        .map(|i| {
+            let client = SocketAddr::new("10.1.1.2".parse().unwrap(), 40000 + i);
+            let mut f = Flow::new(client, server).with_mss(4);
+            f.syn_handshake().client_send(b"aaaabbbb");
+            f
+        })
+        .collect();
+    let mut r = Run::new(TcpConfig {
+        max_connections: 2,
+        ..TcpConfig::default()
+    });
+    // Interleave: conn 0 opens, conn 1 opens, conn 0 is used again, then
+    // conn 2 needs room: conn 1 is the least recently used.
+    let link = flows[0].link();
+    let p = |i: usize, j: usize| flows[i].packets()[j].clone();
+    for (i, j) in [
+        (0, 0),
+        (1, 0),
+        (1, 1),
+        (0, 1),
+        (0, 2),
+        (1, 2),
+        (0, 3),
+        (2, 0),
+        (2, 1),
+    ] {
+        let (ts, pkt) = p(i, j);
+        r.feed_caplen(link, ts, &pkt, usize::MAX);
+    }
+    assert_eq!(r.sink.closes(), vec![(1, CloseReason::Evicted)]);
+    assert_eq!(r.r.stats().evicted, 1);
+    assert_eq!(r.r.open_connections(), 2);
+    // Later packets of the evicted connection start a mid-stream one.
+    let (ts, pkt) = p(1, 4);
+    r.feed_caplen(link, ts, &pkt, usize::MAX);
+    assert_eq!(r.r.stats().evicted, 2);
+    assert!(
+        r.sink
+            .evs
+            .contains(&Ev::Opened(3, flows[1].client(), server, false))
+    );
+}
+
+#[test]
+fn per_direction_cap_bounds_buffering() {
+    let mut f = flow().with_mss(20);
+    f.syn_handshake().client_send(&[b'z'; 400]);
+    f.drop_packet(3);
+    let mut r = Run::new(TcpConfig {
+        max_buffered_per_direction: 100,
+        ..TcpConfig::default()
+    });
+    let pk = f.packets().to_vec();
+    for (ts, p) in &pk {
+        r.feed_caplen(f.link(), *ts, p, usize::MAX);
+        assert!(r.r.buffered_bytes() <= 100);
+    }
+    assert_eq!(r.sink.gaps(), vec![20]);
+    assert_eq!(r.r.stats().buffer_limit_skips, 1);
+    assert_eq!(r.r.stats().peak_buffered, 120);
+    assert_eq!(r.sink.stream(0, Dir::AtoB).len(), 400);
+}
+
+#[test]
+fn total_cap_bounds_buffering() {
+    let mut r = Run::new(TcpConfig {
+        max_buffered_total: 150,
+        ..TcpConfig::default()
+    });
+    let server: SocketAddr = "10.1.1.1:9092".parse().unwrap();
+    for i in 0..4 {
+        let client = SocketAddr::new("10.1.1.2".parse().unwrap(), 40000 + i);
+        let mut f = Flow::new(client, server).with_mss(20);
+        f.syn_handshake().client_send(&[b'q'; 100]);
+        f.drop_packet(3);
+        r.feed(&f);
+        assert!(r.r.buffered_bytes() <= 150);
+    }
+    assert!(r.r.stats().buffer_limit_skips >= 1);
+}
+
+#[test]
+fn idle_timeout_closes() {
+    let mut f = flow();
+    f.syn_handshake().client_send(b"early");
+    let (c, _) = addrs();
+    let other: SocketAddr = "192.168.1.99:9092".parse().unwrap();
+    let mut g = Flow::new(c, other).with_start(100_000_000_000, 1_000_000);
+    g.syn_handshake();
+    let mut r = Run::new(TcpConfig {
+        idle_timeout_ns: Some(10_000_000_000),
+        ..TcpConfig::default()
+    });
+    r.feed(&f);
+    r.feed(&g);
+    assert_eq!(r.sink.closes(), vec![(0, CloseReason::Idle)]);
+    assert_eq!(r.r.stats().idle_closed, 1);
+}
+
+#[test]
+fn pure_acks_do_not_open_connections() {
+    let mut f = flow();
+    f.push_raw(true, 1, 1, ACK, &[]);
+    f.push_raw(
+        true,
+        1,
+        1,
+        Flags {
+            rst: true,
+            ..Flags::default()
+        },
+        &[],
+    );
+    let r = run(&f);
+    assert!(r.sink.evs.is_empty());
+    assert_eq!(r.r.stats().no_connection, 2);
+}
+
+#[test]
+fn absurd_sequence_jump_is_dropped() {
+    let mut f = flow();
+    f.syn_handshake().client_send(b"hello");
+    let (cseq, sseq) = f.next_seqs();
+    f.push_raw(true, cseq.wrapping_add((1 << 30) + 100), sseq, ACK, b"junk");
+    f.client_send(b" world");
+    let r = run(&f);
+    assert_eq!(r.sink.stream(0, Dir::AtoB), b"hello world");
+    assert_eq!(r.r.stats().out_of_window, 1);
+}
+
+/// A stream cut into segments, shuffled and partly duplicated or
+/// re-sent with other boundaries, must come out exactly as sent.
+/// (stream, ISN, segments as byte ranges, sort keys giving arrival order)
+type Segmentation = (Vec<u8>, u32, Vec<(usize, usize)>, Vec<u32>);
+
+fn segmentations() -> impl Strategy<Value = Segmentation> {
+    (
+        prop::collection::vec(any::<u8>(), 1..3000),
+        any::<u32>(),
+        1usize..300,
+    )
+        .prop_flat_map(|(data, isn, mss)| {
+            let n = data.len();
+            let mut cuts = Vec::new();
+            let mut at = 0;
+            while at < n {
+                let end = (at + mss).min(n);
+                cuts.push((at, end));
+                at = end;
+            }
+            let extra = prop::collection::vec((0..n, 1..400usize), 0..8).prop_map(move |v| {
+                v.into_iter()
+                    .map(|(s, l)| (s, (s + l).min(n)))
+                    .collect::<Vec<_>>()
+            });
+            (Just(data), Just(isn), extra, Just(cuts)).prop_flat_map(|(data, isn, extra, cuts)| {
+                let mut all = cuts;
+                all.extend(extra);
+                let k = all.len();
+                (
+                    Just(data),
+                    Just(isn),
+                    Just(all),
+                    prop::collection::vec(any::<u32>(), k),
+                )
+            })
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_segmentation_reassembles_exactly((data, isn, segs, keys) in segmentations(), handshake in any::<bool>()) {
+        let mut f = flow().with_isn(isn, 42);
+        if handshake {
+            f.syn_handshake();
+        }
+        let (cseq, sseq) = f.next_seqs();
+        let mut order: Vec<usize> = (0..segs.len()).collect();
+        order.sort_by_key(|&i| keys[i]);
+        if !handshake {
+            // Mid-stream, the first segment seen defines the start: make
+            // it the stream's first one.
+            let first = order.iter().position(|&i| i == 0).unwrap();
+            order.swap(0, first);
+        }
+        for i in order {
+            let (s, e) = segs[i];
+            f.push_raw(true, cseq.wrapping_add(s as u32), sseq, ACK, &data[s..e]);
+        }
+        let r = run(&f);
+        prop_assert_eq!(r.sink.stream(0, Dir::AtoB), data);
+        prop_assert!(r.sink.conflicts().is_empty());
+        prop_assert!(r.sink.gaps().is_empty());
+        prop_assert_eq!(r.r.buffered_bytes(), 0);
+    }
+}
