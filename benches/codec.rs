@@ -8,8 +8,11 @@ use std::hint::black_box;
 
 const ZERO_UUID: &str = "00000000-0000-0000-0000-000000000000";
 
+/// A benchmark name, a frame, and for responses the API of their request.
+type Case = (&'static str, Vec<u8>, Option<(i16, i16)>);
+
 /// The seed pages' smallest messages, plus a busier FindCoordinator v3 pair.
-fn frames() -> Vec<(&'static str, Vec<u8>, Option<(i16, i16)>)> {
+fn frames() -> Vec<Case> {
     let vote_req = json!({"ClusterId": "", "VoterId": 0, "Topics": [{"TopicName": "", "Partitions": [{
         "PartitionIndex": 0, "ReplicaEpoch": 0, "ReplicaId": 0, "ReplicaDirectoryId": ZERO_UUID,
         "VoterDirectoryId": ZERO_UUID, "LastOffsetEpoch": 0, "LastOffset": 0, "PreVote": false}]}]});
@@ -20,20 +23,50 @@ fn frames() -> Vec<(&'static str, Vec<u8>, Option<(i16, i16)>)> {
     let fc3_resp = json!({"ThrottleTimeMs": 0, "ErrorCode": 0, "ErrorMessage": null, "NodeId": 2,
         "Host": "broker-2.example", "Port": 9092});
     vec![
-        ("vote_request_v2", encode_request(52, 2, 0, Some(""), &vote_req).unwrap(), None),
-        ("vote_response_v2", encode_response(52, 2, 0, &vote_resp).unwrap(), Some((52, 2))),
+        (
+            "vote_request_v2",
+            encode_request(52, 2, 0, Some(""), &vote_req).unwrap(),
+            None,
+        ),
+        (
+            "vote_response_v2",
+            encode_response(52, 2, 0, &vote_resp).unwrap(),
+            Some((52, 2)),
+        ),
         (
             "find_coordinator_request_v6",
-            encode_request(10, 6, 0, Some(""), &json!({"KeyType": 0, "CoordinatorKeys": [""]})).unwrap(),
+            encode_request(
+                10,
+                6,
+                0,
+                Some(""),
+                &json!({"KeyType": 0, "CoordinatorKeys": [""]}),
+            )
+            .unwrap(),
             None,
         ),
-        ("find_coordinator_response_v6", encode_response(10, 6, 0, &fc_resp).unwrap(), Some((10, 6))),
+        (
+            "find_coordinator_response_v6",
+            encode_response(10, 6, 0, &fc_resp).unwrap(),
+            Some((10, 6)),
+        ),
         (
             "find_coordinator_request_v3",
-            encode_request(10, 3, 7, Some("consumer-orders-1"), &json!({"Key": "orders-app", "KeyType": 0})).unwrap(),
+            encode_request(
+                10,
+                3,
+                7,
+                Some("consumer-orders-1"),
+                &json!({"Key": "orders-app", "KeyType": 0}),
+            )
+            .unwrap(),
             None,
         ),
-        ("find_coordinator_response_v3", encode_response(10, 3, 7, &fc3_resp).unwrap(), Some((10, 3))),
+        (
+            "find_coordinator_response_v3",
+            encode_response(10, 3, 7, &fc3_resp).unwrap(),
+            Some((10, 3)),
+        ),
     ]
 }
 
@@ -42,8 +75,14 @@ fn bench(c: &mut Criterion) {
     for (name, frame, api) in frames() {
         tree.bench_function(name, |b| {
             b.iter(|| match api {
-                None => black_box(decode_request(black_box(&frame))).tree.nodes.len(),
-                Some(a) => black_box(decode_response(black_box(&frame), Some(a))).tree.nodes.len(),
+                None => black_box(decode_request(black_box(&frame)))
+                    .tree
+                    .nodes
+                    .len(),
+                Some(a) => black_box(decode_response(black_box(&frame), Some(a)))
+                    .tree
+                    .nodes
+                    .len(),
             })
         });
     }

@@ -6,7 +6,9 @@
 
 pub mod capture;
 pub mod codec;
+pub mod kafka;
 pub mod net;
+pub mod pipeline;
 pub mod synth;
 pub mod tcp;
 pub mod view;

@@ -1,1 +1,359 @@
-fn main() {}
+//! The `kwire` command line.
+#![forbid(unsafe_code)]
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use kwire::capture::{CaptureError, Source};
+use kwire::kafka::KafkaConfig;
+use kwire::pipeline::{self, Config, End, Record, RunStats};
+use kwire::tcp::TcpConfig;
+use kwire::view::filter::{self, Filter};
+use kwire::view::{json, summary, tree};
+use std::io::{self, Write};
+use std::ops::ControlFlow;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "kwire",
+    version,
+    about = "Dissects Apache Kafka traffic from captures"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Read a pcap or pcapng file (`-` for standard input) and print every Kafka message.
+    Read(ReadArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    /// One line per message.
+    Summary,
+    /// The object tree with offsets and sizes.
+    Tree,
+    /// NDJSON, one object per message.
+    Json,
+}
+
+#[derive(Args)]
+struct ReadArgs {
+    /// Capture file, or `-` for standard input.
+    file: String,
+    #[command(flatten)]
+    out: OutputArgs,
+}
+
+#[derive(Args)]
+struct OutputArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "summary")]
+    format: Format,
+    /// More ports always treated as Kafka (9092 and 9093 always are).
+    #[arg(long, value_delimiter = ',', value_name = "P")]
+    port: Vec<u16>,
+    /// Keep only these APIs (names such as vote or find-coordinator, or keys).
+    #[arg(long, value_delimiter = ',', value_name = "NAME|KEY")]
+    api: Vec<String>,
+    /// Display filter, e.g. `-Y 'vote response error'` (see docs/contract.md).
+    #[arg(short = 'Y', long = "filter", value_name = "FILTER")]
+    filter: Option<String>,
+    /// Stop after N messages.
+    #[arg(short = 'c', long = "count", value_name = "N")]
+    count: Option<u64>,
+    /// Do not print the end-of-run statistics on stderr.
+    #[arg(short, long)]
+    quiet: bool,
+    #[command(flatten)]
+    limits: Limits,
+}
+
+/// Memory and plausibility limits (see docs/limits.md).
+#[derive(Args)]
+struct Limits {
+    /// Connections tracked at once; the least recently used is evicted.
+    #[arg(long, default_value_t = 65536)]
+    max_connections: usize,
+    /// Bytes buffered per direction (out-of-order data, and one partial frame).
+    #[arg(long, default_value = "16M", value_parser = parse_size)]
+    max_buffer: usize,
+    /// Out-of-order bytes buffered over all connections.
+    #[arg(long, default_value = "1G", value_parser = parse_size)]
+    max_buffer_total: usize,
+    /// Out-of-order bytes waited for past a hole before skipping it.
+    #[arg(long, default_value = "8M", value_parser = parse_size)]
+    gap_window: usize,
+    /// Requests awaiting a response per connection.
+    #[arg(long, default_value_t = 4096)]
+    max_pending: usize,
+    /// Largest Kafka frame taken as plausible.
+    #[arg(long, default_value = "128M", value_parser = parse_size)]
+    max_frame: usize,
+    /// Only treat the given ports as Kafka; do not detect it elsewhere.
+    #[arg(long)]
+    no_detect: bool,
+}
+
+/// Bytes with an optional K, M or G suffix (binary multiples).
+fn parse_size(s: &str) -> Result<usize, String> {
+    let (num, mult) = match s.trim().to_ascii_uppercase() {
+        t if t.ends_with('K') => (t[..t.len() - 1].to_string(), 1usize << 10),
+        t if t.ends_with('M') => (t[..t.len() - 1].to_string(), 1 << 20),
+        t if t.ends_with('G') => (t[..t.len() - 1].to_string(), 1 << 30),
+        t => (t, 1),
+    };
+    num.parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("{s:?} is not a size (e.g. 65536, 64K, 16M, 1G)"))
+}
+
+impl OutputArgs {
+    fn config(&self) -> Config {
+        let l = &self.limits;
+        let mut ports = KafkaConfig::default().ports;
+        ports.extend(&self.port);
+        Config {
+            tcp: TcpConfig {
+                max_buffered_per_direction: l.max_buffer,
+                max_buffered_total: l.max_buffer_total,
+                max_connections: l.max_connections.max(1),
+                gap_window: l.gap_window,
+                ..TcpConfig::default()
+            },
+            kafka: KafkaConfig {
+                ports,
+                detect: !l.no_detect,
+                max_frame: u32::try_from(l.max_frame).unwrap_or(u32::MAX),
+                max_buffered_per_direction: l.max_buffer,
+                max_pending_per_connection: l.max_pending.max(1),
+                ..KafkaConfig::default()
+            },
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Cmd::Read(args) => read(&args),
+    }
+}
+
+/// Prints messages as they complete; the end is reported on stderr.
+struct Printer {
+    format: Format,
+    apis: Vec<i16>,
+    filter: Filter,
+    limit: Option<u64>,
+    printed: u64,
+    out: io::BufWriter<io::StdoutLock<'static>>,
+    /// Flush after every message, so a pipe sees each one at once.
+    line_flush: bool,
+    buf: Vec<u8>,
+    broken: bool,
+}
+
+impl Printer {
+    fn new(args: &OutputArgs, line_flush: bool) -> Result<Printer, String> {
+        let apis = args
+            .api
+            .iter()
+            .map(|a| filter::api_key(a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let filter = Filter::parse(args.filter.as_deref().unwrap_or(""))?;
+        Ok(Printer {
+            format: args.format,
+            apis,
+            filter,
+            limit: args.count,
+            printed: 0,
+            out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
+            line_flush,
+            buf: Vec::with_capacity(4096),
+            broken: false,
+        })
+    }
+
+    fn print(&mut self, r: &Record<'_, '_>) -> ControlFlow<()> {
+        if self.broken || self.limit.is_some_and(|n| self.printed >= n) {
+            return ControlFlow::Break(());
+        }
+        if !self.apis.is_empty() && !r.msg.api_key.is_some_and(|k| self.apis.contains(&k)) {
+            return ControlFlow::Continue(());
+        }
+        if !self.filter.is_empty() && !self.filter.matches(r, &mut || summary::line(r)) {
+            return ControlFlow::Continue(());
+        }
+        self.buf.clear();
+        match self.format {
+            Format::Summary => {
+                self.buf.extend_from_slice(summary::line(r).as_bytes());
+                self.buf.push(b'\n');
+            }
+            Format::Tree => self.buf.extend_from_slice(tree::record(r).as_bytes()),
+            Format::Json => json::write_record(&mut self.buf, r),
+        }
+        let written = self.out.write_all(&self.buf).and_then(|()| {
+            if self.line_flush {
+                self.out.flush()
+            } else {
+                Ok(())
+            }
+        });
+        if written.is_err() {
+            // The reader went away (e.g. `| head`): stop quietly.
+            self.broken = true;
+            return ControlFlow::Break(());
+        }
+        self.printed += 1;
+        if self.limit.is_some_and(|n| self.printed >= n) {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn finish(&mut self) {
+        let _ = self.out.flush();
+    }
+}
+
+fn read(args: &ReadArgs) -> ExitCode {
+    let mut printer = match Printer::new(&args.out, false) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("kwire: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let mut source = match Source::open_file(&args.file) {
+        Ok(s) => s,
+        Err(e) => {
+            let reason = match e {
+                CaptureError::Open { reason } => reason,
+                other => other.to_string(),
+            };
+            eprintln!("kwire: cannot read {}: {reason}", args.file);
+            eprintln!("hint: kwire reads pcap and pcapng files (or - for standard input)");
+            return ExitCode::from(1);
+        }
+    };
+    let (stats, end) = pipeline::run(&mut source, args.out.config(), &mut |r| printer.print(r));
+    printer.finish();
+    if !args.out.quiet {
+        report(&stats);
+    }
+    match end {
+        End::Complete => ExitCode::SUCCESS,
+        End::Damaged(e) => {
+            eprintln!("kwire: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The end-of-run statistics, on stderr.
+fn report(s: &RunStats) {
+    let k = &s.kafka;
+    let t = &s.tcp;
+    let n = &s.net;
+    let total: u64 = s.messages.values().sum();
+    let mut e = String::new();
+    let _ = (|| -> std::fmt::Result {
+        use std::fmt::Write;
+        writeln!(
+            e,
+            "kwire: {} packets, {} TCP connections ({} Kafka, {} not Kafka), {total} Kafka messages",
+            s.packets, t.connections, k.connections, k.not_kafka
+        )?;
+        let mut apis: Vec<String> = Vec::new();
+        let mut last = String::new();
+        for ((api, kind), count) in &s.messages {
+            if *api == last {
+                if let Some(l) = apis.last_mut() {
+                    let _ = write!(l, ", {count} {kind}s");
+                }
+            } else {
+                apis.push(format!("{api}: {count} {kind}s"));
+                last.clone_from(api);
+            }
+        }
+        if !apis.is_empty() {
+            writeln!(e, "  messages: {}", apis.join("; "))?;
+        }
+        writeln!(
+            e,
+            "  pairing: {} paired, {} responses without their request ({} inferred), {} requests unanswered",
+            k.paired,
+            k.unpaired_responses,
+            s.inferred,
+            k.unanswered.values().sum::<u64>()
+        )?;
+        if !k.unanswered.is_empty() {
+            let list: Vec<String> = k
+                .unanswered
+                .iter()
+                .map(|((key, v), c)| format!("{} v{v} ×{c}", pipeline::api_label(*key)))
+                .collect();
+            let frames: Vec<String> = k.unanswered_frames.iter().map(u64::to_string).collect();
+            writeln!(
+                e,
+                "  unanswered: {} (frames {}{})",
+                list.join(", "),
+                frames.join(", "),
+                if k.unanswered.values().sum::<u64>() > frames.len() as u64 {
+                    ", …"
+                } else {
+                    ""
+                }
+            )?;
+        }
+        writeln!(
+            e,
+            "  problems: {} malformed, {} with warnings, {} gaps ({} bytes), {} resyncs ({} bytes skipped), {} desyncs, {} cut messages, {} oversized, {} conflicting retransmissions",
+            s.malformed,
+            s.warned,
+            t.gaps,
+            t.gap_bytes,
+            k.resyncs,
+            k.skipped_bytes,
+            k.desyncs,
+            k.cut_frames,
+            k.oversized_frames,
+            t.conflicts
+        )?;
+        writeln!(
+            e,
+            "  limits: {} connections evicted, {} pending requests dropped, {} holes skipped at a buffer cap, peak {} bytes buffered",
+            t.evicted, k.pending_evicted, t.buffer_limit_skips, t.peak_buffered
+        )?;
+        writeln!(
+            e,
+            "  link/IP: {} non-TCP, {} IP fragments, {} truncated by snaplen, {} unknown link type, {} malformed",
+            n.non_tcp, n.ip_fragments, n.truncated, n.unknown_linktype, n.malformed
+        )
+    })();
+    eprint!("{e}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("16M"), Ok(16 << 20));
+        assert_eq!(parse_size("64k"), Ok(64 << 10));
+        assert_eq!(parse_size("100"), Ok(100));
+        assert!(parse_size("x").is_err());
+    }
+
+    #[test]
+    fn cli_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

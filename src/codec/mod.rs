@@ -15,7 +15,9 @@ pub mod tree;
 
 pub use encode::{EncodeError, encode_request, encode_response};
 pub use error::{DecodeError, ErrorKind};
-pub use frame::{Kind, Message, decode_request, decode_response, peek_request_header};
+pub use frame::{
+    Kind, Message, RequestStart, decode_request, decode_response, peek_request_header,
+};
 pub use schema::{MessageSchema, SchemaKind, Versions};
 pub use tree::{Node, Prefix, Role, Tree, Value};
 
@@ -75,6 +77,22 @@ pub fn response_candidates() -> impl Iterator<Item = (i16, i16)> {
         .flat_map(|(k, v)| (v.lo..=v.hi).map(move |ver| (k, ver)))
 }
 
+/// The one (API key, version) whose response schema decodes the whole frame,
+/// or `None` when none or several do: a guess is never made.
+pub fn infer_response(frame: &[u8]) -> Option<(i16, i16)> {
+    let mut found = None;
+    for c in response_candidates() {
+        let m = decode_response(frame, Some(c));
+        if m.error.is_none() && m.body.is_some() {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(c);
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,6 +106,31 @@ mod tests {
         assert!(schema(52, Kind::Request).is_some());
         assert!(schema(10, Kind::Response).is_some());
         assert!(schema(0, Kind::Request).is_none());
+    }
+
+    #[test]
+    fn inference_needs_exactly_one_fit() {
+        use serde_json::json;
+        // FindCoordinator v6 with a coordinator: nothing else fits these bytes.
+        let body = json!({"ThrottleTimeMs": 0, "Coordinators": [{"Key": "g", "NodeId": 2,
+            "Host": "b2", "Port": 9092, "ErrorCode": 0, "ErrorMessage": null}]});
+        let f = encode_response(10, 6, 1, &body).unwrap();
+        // v4, v5 and v6 share one layout, so the answer is ambiguous and stays unknown.
+        assert_eq!(infer_response(&f), None);
+        // Vote v0 with a partition: only Vote v0 decodes it whole.
+        let body = json!({"ErrorCode": 0, "Topics": [{"TopicName": "__cluster_metadata",
+            "Partitions": [{"PartitionIndex": 0, "ErrorCode": 0, "LeaderId": 1,
+            "LeaderEpoch": 3, "VoteGranted": true}]}]});
+        let f = encode_response(52, 0, 1, &body).unwrap();
+        assert_eq!(
+            infer_response(&f),
+            None,
+            "Vote v0, v1 and v2 share a layout too"
+        );
+        // FindCoordinator v0: header v0 and a non-compact body, unlike every flexible version.
+        let body = json!({"ErrorCode": 0, "NodeId": 2, "Host": "b2", "Port": 9092});
+        let f = encode_response(10, 0, 1, &body).unwrap();
+        assert_eq!(infer_response(&f), Some((10, 0)));
     }
 
     #[test]

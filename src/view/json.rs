@@ -125,3 +125,82 @@ fn hex(out: &mut Vec<u8>, b: &[u8]) {
         out.push(DIGITS[usize::from(byte & 0xf)]);
     }
 }
+
+/// Writes one NDJSON line (with its newline) for a message, keys as the contract orders them.
+pub fn write_record(out: &mut Vec<u8>, r: &crate::pipeline::Record<'_, '_>) {
+    let f = r.frame;
+    let m = &r.msg;
+    let secs = f.ts_ns.div_euclid(1_000_000_000);
+    let micros = f.ts_ns.rem_euclid(1_000_000_000) / 1000;
+    let _ = write!(
+        out,
+        "{{\"frame\":{},\"ts\":{secs}.{micros:06},\"src\":",
+        f.frame
+    );
+    string(out, &f.src.to_string());
+    out.extend_from_slice(b",\"dst\":");
+    string(out, &f.dst.to_string());
+    let _ = write!(out, ",\"kind\":\"{}\",\"api_key\":", m.kind.as_str());
+    match m.api_key {
+        Some(k) => {
+            let _ = write!(out, "{k},\"api_name\":");
+            string(out, &crate::pipeline::api_label(k));
+        }
+        None => out.extend_from_slice(b"null,\"api_name\":null"),
+    }
+    out.extend_from_slice(b",\"api_version\":");
+    opt_num(out, m.api_version);
+    out.extend_from_slice(b",\"version_source\":");
+    match r.version_source {
+        Some(s) => {
+            let _ = write!(out, "\"{}\"", s.as_str());
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"correlation_id\":");
+    opt_num(out, m.correlation_id);
+    if m.kind == crate::codec::Kind::Request {
+        out.extend_from_slice(b",\"client_id\":");
+        match m.client_id {
+            Some(c) => string(out, c),
+            None => out.extend_from_slice(b"null"),
+        }
+    }
+    let _ = write!(out, ",\"size\":{}", f.wire_size);
+    if let Some(rf) = f.request_frame {
+        let _ = write!(out, ",\"request_frame\":{rf}");
+    }
+    if let Some(ns) = f.latency_ns {
+        let _ = write!(out, ",\"latency_us\":{}", ns / 1000);
+    }
+    out.extend_from_slice(b",\"body\":");
+    match (m.body, &m.error) {
+        (Some(b), None) => write_body(out, &m.tree, b),
+        _ => out.extend_from_slice(b"null"),
+    }
+    if let Some(e) = &m.error {
+        out.extend_from_slice(b",\"error\":");
+        string(out, &e.to_string());
+    }
+    let mut warnings = f.warnings.iter().chain(m.warnings.iter()).peekable();
+    if warnings.peek().is_some() {
+        out.extend_from_slice(b",\"warnings\":[");
+        for (i, w) in warnings.enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            string(out, w);
+        }
+        out.push(b']');
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+fn opt_num(out: &mut Vec<u8>, n: Option<impl std::fmt::Display>) {
+    match n {
+        Some(n) => {
+            let _ = write!(out, "{n}");
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+}

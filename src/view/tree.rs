@@ -213,3 +213,38 @@ fn int_note(n: &Node<'_>, v: i64) -> Option<&'static str> {
     }
     None
 }
+
+/// One message for `--format tree`: a heading line, the tree, then any error and warnings.
+pub fn record(r: &crate::pipeline::Record<'_, '_>) -> String {
+    use super::summary::{addr, api_version, latency};
+    let f = r.frame;
+    let m = &r.msg;
+    let mut out = format!(
+        "Frame {}: {} → {}, {:.6} s, {} {} corr={}, {} bytes",
+        f.frame,
+        addr(&f.src),
+        addr(&f.dst),
+        (f.ts_ns - r.first_ts_ns) as f64 / 1e9,
+        api_version(m),
+        m.kind.as_str(),
+        m.correlation_id
+            .map_or_else(|| "?".into(), |c| c.to_string()),
+        f.wire_size,
+    );
+    if let Some(src) = r.version_source {
+        let _ = write!(out, ", version from {}", src.as_str());
+    }
+    if let (Some(req), Some(ns)) = (f.request_frame, f.latency_ns) {
+        let _ = write!(out, ", request in frame {req}, {}", latency(ns / 1000));
+    }
+    out.push('\n');
+    out.push_str(&render(&m.tree));
+    if let Some(e) = &m.error {
+        let _ = writeln!(out, "!! malformed: {e}");
+    }
+    for w in f.warnings.iter().chain(m.warnings.iter()) {
+        let _ = writeln!(out, "! {}", escape(w));
+    }
+    out.push('\n');
+    out
+}

@@ -1,0 +1,812 @@
+//! Stage 4: Kafka framing and sessions.
+//!
+//! Turns each connection's ordered byte streams into Kafka frames, tells the
+//! client from the server, and pairs every response with its request by
+//! correlation id (a response header names neither API nor version).
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use crate::codec::apis;
+use crate::codec::{Kind, peek_request_header};
+use crate::tcp::{CloseReason, ConnId, Dir, StreamEvent};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::net::SocketAddr;
+
+/// Limits and choices for framing and pairing.
+#[derive(Clone, Debug)]
+pub struct KafkaConfig {
+    /// Ports always treated as Kafka (servers listen there).
+    pub ports: Vec<u16>,
+    /// Recognise Kafka on other ports from the first bytes of a connection.
+    pub detect: bool,
+    /// Largest size prefix taken as plausible.
+    pub max_frame: u32,
+    /// Bytes of one partial frame kept per direction; a larger frame keeps only its head.
+    pub max_buffered_per_direction: usize,
+    /// Bytes kept of a frame too large to buffer, for its header.
+    pub oversized_head: usize,
+    /// Requests awaiting a response, per connection; the oldest is dropped past this.
+    pub max_pending_per_connection: usize,
+    /// Bytes looked at to recognise Kafka on an unknown port before giving up.
+    pub detect_window: usize,
+}
+
+impl Default for KafkaConfig {
+    fn default() -> Self {
+        KafkaConfig {
+            ports: vec![9092, 9093],
+            detect: true,
+            max_frame: 128 << 20,
+            max_buffered_per_direction: 16 << 20,
+            oversized_head: 64 << 10,
+            max_pending_per_connection: 4096,
+            detect_window: 64 << 10,
+        }
+    }
+}
+
+/// One complete (or, at a gap or close, cut) Kafka frame, ready to decode.
+#[derive(Debug)]
+pub struct KafkaFrame<'a> {
+    pub conn: ConnId,
+    /// Packet that completed the frame.
+    pub frame: u64,
+    pub ts_ns: i64,
+    pub src: SocketAddr,
+    pub dst: SocketAddr,
+    pub kind: Kind,
+    /// The frame from its size prefix; only the head when `cut`.
+    pub data: &'a [u8],
+    /// Bytes on the wire, size prefix included.
+    pub wire_size: u64,
+    /// Not all of the frame is in `data` (too large to keep, or bytes missing).
+    pub cut: bool,
+    /// Request: from its header. Response: from the paired request.
+    pub api: Option<(i16, i16)>,
+    pub request_frame: Option<u64>,
+    pub latency_ns: Option<i64>,
+    pub warnings: Vec<String>,
+}
+
+/// Counters for the end-of-run report.
+#[derive(Clone, Debug, Default)]
+pub struct KafkaStats {
+    pub connections: u64,
+    pub not_kafka: u64,
+    pub requests: u64,
+    pub responses: u64,
+    pub paired: u64,
+    pub unpaired_responses: u64,
+    /// Frames that ended where a gap began, or at close, without all their bytes.
+    pub cut_frames: u64,
+    pub oversized_frames: u64,
+    /// Size prefixes that made no sense, so framing was lost.
+    pub desyncs: u64,
+    /// Times a frame boundary was found again.
+    pub resyncs: u64,
+    /// Bytes thrown away while looking for a frame boundary.
+    pub skipped_bytes: u64,
+    pub gaps: u64,
+    pub conflicts: u64,
+    pub pending_evicted: u64,
+    /// Requests never answered, by (API key, version).
+    pub unanswered: BTreeMap<(i16, i16), u64>,
+    /// The first few unanswered requests' packet numbers.
+    pub unanswered_frames: Vec<u64>,
+}
+
+const UNANSWERED_LISTED: usize = 20;
+/// Bytes a response needs before its correlation id can be checked.
+const RESPONSE_PEEK: usize = 8;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Undecided,
+    /// The side that sends requests.
+    Client(Dir),
+    NotKafka,
+}
+
+#[derive(Debug)]
+struct Pending {
+    correlation_id: i32,
+    api: (i16, i16),
+    frame: u64,
+    ts_ns: i64,
+}
+
+/// One direction's framing state.
+#[derive(Debug, Default)]
+struct Half {
+    buf: Vec<u8>,
+    /// Bytes still to pass over of a frame kept only in part.
+    skip: u64,
+    /// Wire size of the frame being skipped.
+    skip_total: u64,
+    /// Whether the skipped frame is missing bytes, not just too big to keep.
+    skip_damaged: bool,
+    /// Looking for a frame boundary after lost bytes.
+    hunting: bool,
+    /// Warnings for the next frame completed in this direction.
+    notes: Vec<String>,
+    /// Detection ruled this direction out as a request stream.
+    not_requests: bool,
+}
+
+#[derive(Debug)]
+struct Conn {
+    id: ConnId,
+    a: SocketAddr,
+    b: SocketAddr,
+    role: Role,
+    halves: [Half; 2],
+    pending: VecDeque<Pending>,
+}
+
+fn idx(d: Dir) -> usize {
+    match d {
+        Dir::AtoB => 0,
+        Dir::BtoA => 1,
+    }
+}
+
+/// Frames and pairs the Kafka traffic of every connection.
+pub struct Sessions {
+    cfg: KafkaConfig,
+    conns: HashMap<ConnId, Conn>,
+    stats: KafkaStats,
+}
+
+impl Sessions {
+    pub fn new(cfg: KafkaConfig) -> Self {
+        Sessions {
+            cfg,
+            conns: HashMap::new(),
+            stats: KafkaStats::default(),
+        }
+    }
+
+    pub fn stats(&self) -> &KafkaStats {
+        &self.stats
+    }
+
+    /// Feeds one stream event from packet `frame`; completed frames go to `out`.
+    pub fn on_event(
+        &mut self,
+        frame: u64,
+        ts_ns: i64,
+        ev: StreamEvent<'_>,
+        out: &mut dyn FnMut(&KafkaFrame<'_>),
+    ) {
+        match ev {
+            StreamEvent::Opened {
+                conn,
+                a,
+                b,
+                syn_seen,
+                ..
+            } => {
+                let role = self.port_role(a, b, syn_seen);
+                self.conns.insert(
+                    conn,
+                    Conn {
+                        id: conn,
+                        a,
+                        b,
+                        role,
+                        halves: Default::default(),
+                        pending: VecDeque::new(),
+                    },
+                );
+                if matches!(role, Role::Client(_)) {
+                    self.stats.connections += 1;
+                }
+            }
+            StreamEvent::Data {
+                conn, dir, data, ..
+            } => {
+                self.data(conn, dir, data, frame, ts_ns, out);
+            }
+            StreamEvent::Gap { conn, dir, len } => self.gap(conn, dir, len),
+            StreamEvent::Conflict {
+                conn,
+                dir,
+                stream_offset,
+                len,
+            } => {
+                if let Some(half) = self
+                    .conns
+                    .get_mut(&conn)
+                    .and_then(|c| c.halves.get_mut(idx(dir)))
+                {
+                    self.stats.conflicts += 1;
+                    half.notes.push(format!(
+                        "a retransmission carried different bytes for {len} bytes at stream offset {stream_offset}; the first copy was used"
+                    ));
+                }
+            }
+            StreamEvent::Closed { conn, reason } => self.close(conn, reason, frame, ts_ns, out),
+        }
+    }
+
+    /// The role a connection's ports give it, before any byte is seen.
+    fn port_role(&self, a: SocketAddr, b: SocketAddr, syn_seen: bool) -> Role {
+        let kafka = |s: SocketAddr| self.cfg.ports.contains(&s.port());
+        match (kafka(a), kafka(b)) {
+            (false, true) => Role::Client(Dir::AtoB),
+            (true, false) => Role::Client(Dir::BtoA),
+            // Both on Kafka ports: the SYN sender is the client.
+            (true, true) if syn_seen => Role::Client(Dir::AtoB),
+            (true, true) => Role::Undecided,
+            (false, false) if self.cfg.detect => Role::Undecided,
+            (false, false) => Role::NotKafka,
+        }
+    }
+
+    fn data(
+        &mut self,
+        id: ConnId,
+        dir: Dir,
+        data: &[u8],
+        frame: u64,
+        ts_ns: i64,
+        out: &mut dyn FnMut(&KafkaFrame<'_>),
+    ) {
+        let Some(conn) = self.conns.get_mut(&id) else {
+            return;
+        };
+        match conn.role {
+            Role::NotKafka => return,
+            Role::Undecided => {
+                if let Some(h) = conn.halves.get_mut(idx(dir)) {
+                    h.buf.extend_from_slice(data);
+                }
+                decide(conn, dir, &self.cfg);
+                match conn.role {
+                    Role::Undecided => return,
+                    Role::NotKafka => {
+                        self.stats.not_kafka += 1;
+                        conn.halves = Default::default();
+                        return;
+                    }
+                    Role::Client(_) => {
+                        self.stats.connections += 1;
+                        // Frame what both directions buffered while undecided, requests first.
+                        for d in [Dir::AtoB, Dir::BtoA] {
+                            let d = if conn.role == Role::Client(Dir::AtoB) {
+                                d
+                            } else {
+                                d.reverse()
+                            };
+                            let buffered = conn
+                                .halves
+                                .get_mut(idx(d))
+                                .map(|h| std::mem::take(&mut h.buf))
+                                .unwrap_or_default();
+                            feed(
+                                conn,
+                                d,
+                                &buffered,
+                                frame,
+                                ts_ns,
+                                &self.cfg,
+                                &mut self.stats,
+                                out,
+                            );
+                        }
+                        return;
+                    }
+                }
+            }
+            Role::Client(_) => {}
+        }
+        feed(
+            conn,
+            dir,
+            data,
+            frame,
+            ts_ns,
+            &self.cfg,
+            &mut self.stats,
+            out,
+        );
+    }
+
+    fn gap(&mut self, id: ConnId, dir: Dir, len: u64) {
+        let Some(conn) = self.conns.get_mut(&id) else {
+            return;
+        };
+        if !matches!(conn.role, Role::Client(_)) {
+            // Undecided streams with a hole cannot be recognised reliably.
+            if conn.role == Role::Undecided {
+                conn.role = Role::NotKafka;
+                conn.halves = Default::default();
+                self.stats.not_kafka += 1;
+            }
+            return;
+        }
+        self.stats.gaps += 1;
+        let Some(h) = conn.halves.get_mut(idx(dir)) else {
+            return;
+        };
+        if h.hunting {
+            h.buf.clear();
+            return;
+        }
+        if h.skip > 0 {
+            // The hole falls inside a frame already being passed over: framing survives.
+            if len <= h.skip {
+                h.skip -= len;
+                h.skip_damaged = true;
+                return;
+            }
+        } else if let Some(size) = frame_size(&h.buf) {
+            let total = size as u64 + 4;
+            let have = h.buf.len() as u64;
+            if have + len <= total {
+                // The hole lies inside this frame: keep its head, pass over the rest.
+                h.skip = total - have - len;
+                h.skip_total = total;
+                h.skip_damaged = true;
+                h.notes
+                    .push(format!("{len} bytes of this message were not captured"));
+                return;
+            }
+        }
+        h.buf.clear();
+        h.skip = 0;
+        h.hunting = true;
+        h.notes
+            .push(format!("{len} bytes were not captured before this message"));
+    }
+
+    fn close(
+        &mut self,
+        id: ConnId,
+        _reason: CloseReason,
+        frame: u64,
+        ts_ns: i64,
+        out: &mut dyn FnMut(&KafkaFrame<'_>),
+    ) {
+        let Some(mut conn) = self.conns.remove(&id) else {
+            return;
+        };
+        if let Role::Client(cd) = conn.role {
+            for d in [cd, cd.reverse()] {
+                flush_cut(&mut conn, d, frame, ts_ns, &mut self.stats, out);
+            }
+        }
+        for p in conn.pending {
+            record_unanswered(&mut self.stats, &p);
+        }
+    }
+
+    /// End of input: every connection still open is closed.
+    pub fn finish(&mut self, frame: u64, ts_ns: i64, out: &mut dyn FnMut(&KafkaFrame<'_>)) {
+        let mut ids: Vec<ConnId> = self.conns.keys().copied().collect();
+        ids.sort_by_key(|c| c.0);
+        for id in ids {
+            self.close(id, CloseReason::EndOfCapture, frame, ts_ns, out);
+        }
+    }
+}
+
+fn record_unanswered(stats: &mut KafkaStats, p: &Pending) {
+    *stats.unanswered.entry(p.api).or_default() += 1;
+    if stats.unanswered_frames.len() < UNANSWERED_LISTED {
+        stats.unanswered_frames.push(p.frame);
+    }
+}
+
+fn frame_size(buf: &[u8]) -> Option<i32> {
+    Some(i32::from_be_bytes(buf.get(..4)?.try_into().ok()?))
+}
+
+/// Whether `b` starts like a request: `None` while too few bytes are there to tell.
+fn request_start(b: &[u8], max_frame: u32) -> Option<bool> {
+    let size = frame_size(b)?;
+    // Header v1 is at least key, version, correlation id and a client id length.
+    if size < 10 || size as u32 > max_frame {
+        return Some(false);
+    }
+    let Some(h) = peek_request_header(b) else {
+        // Too short for the whole fixed header: an unknown API key already rules it out.
+        let key = i16::from_be_bytes(b.get(4..6)?.try_into().ok()?);
+        return apis::api_info(key).is_none().then_some(false);
+    };
+    let Some(info) = apis::api_info(h.api_key) else {
+        return Some(false);
+    };
+    if !info.knows_version(h.api_version) || h.correlation_id < 0 {
+        return Some(false);
+    }
+    let len = i16::from_be_bytes(b.get(12..14)?.try_into().ok()?);
+    if len == -1 {
+        return Some(true);
+    }
+    if len < 0 || i32::from(len) > size - 10 {
+        return Some(false);
+    }
+    let id = b.get(14..14 + len as usize)?;
+    Some(id.iter().all(|c| (0x20..0x7f).contains(c)))
+}
+
+/// Settles which side is the client from the first bytes of each direction.
+fn decide(conn: &mut Conn, dir: Dir, cfg: &KafkaConfig) {
+    let Some(h) = conn.halves.get_mut(idx(dir)) else {
+        return;
+    };
+    match request_start(&h.buf, cfg.max_frame) {
+        Some(true) => conn.role = Role::Client(dir),
+        Some(false) => h.not_requests = true,
+        None => {}
+    }
+    if h.buf.len() > cfg.detect_window {
+        h.not_requests = true;
+    }
+    if conn.halves.iter().all(|h| h.not_requests) {
+        conn.role = Role::NotKafka;
+    }
+}
+
+/// Appends `data` to a direction and emits every frame it completes.
+#[allow(clippy::too_many_arguments)]
+fn feed(
+    conn: &mut Conn,
+    dir: Dir,
+    data: &[u8],
+    frame: u64,
+    ts_ns: i64,
+    cfg: &KafkaConfig,
+    stats: &mut KafkaStats,
+    out: &mut dyn FnMut(&KafkaFrame<'_>),
+) {
+    let Role::Client(client) = conn.role else {
+        return;
+    };
+    let kind = if dir == client {
+        Kind::Request
+    } else {
+        Kind::Response
+    };
+    let (src, dst) = match dir {
+        Dir::AtoB => (conn.a, conn.b),
+        Dir::BtoA => (conn.b, conn.a),
+    };
+    let id = conn.id;
+    let max_pending = cfg.max_pending_per_connection;
+    let Conn {
+        halves, pending, ..
+    } = conn;
+    let Some(h) = halves.get_mut(idx(dir)) else {
+        return;
+    };
+    let mut data = data;
+    // Pass over the rest of a frame kept only in part, then report it.
+    if h.skip > 0 {
+        let n = (h.skip.min(data.len() as u64)) as usize;
+        h.skip -= n as u64;
+        data = data.get(n..).unwrap_or_default();
+        if h.skip > 0 {
+            return;
+        }
+        let head = std::mem::take(&mut h.buf);
+        let total = h.skip_total;
+        let damaged = std::mem::take(&mut h.skip_damaged);
+        if damaged {
+            stats.cut_frames += 1;
+        }
+        let mut notes = std::mem::take(&mut h.notes);
+        if !damaged {
+            notes.push(format!(
+                "message of {total} bytes is larger than the {} bytes kept per direction; only its head was decoded",
+                cfg.max_buffered_per_direction
+            ));
+        }
+        emit(
+            id,
+            kind,
+            &head,
+            total,
+            true,
+            notes,
+            src,
+            dst,
+            frame,
+            ts_ns,
+            pending,
+            max_pending,
+            stats,
+            out,
+        );
+    }
+    // Work on the data in place when nothing is buffered: no copy in the common case.
+    let owned;
+    let view: &[u8] = if h.buf.is_empty() {
+        data
+    } else {
+        h.buf.extend_from_slice(data);
+        owned = std::mem::take(&mut h.buf);
+        &owned
+    };
+    let mut pos = 0usize;
+    loop {
+        let rest = view.get(pos..).unwrap_or_default();
+        if h.hunting {
+            match hunt(rest, kind, pending, cfg.max_frame) {
+                Some(at) => {
+                    stats.resyncs += 1;
+                    stats.skipped_bytes += at as u64;
+                    if at > 0 {
+                        h.notes.push(format!(
+                            "resynchronised after skipping {at} bytes of no recognisable frame"
+                        ));
+                    }
+                    pos += at;
+                    h.hunting = false;
+                    continue;
+                }
+                None => {
+                    // Keep a tail that may hold the start of the next frame.
+                    let keep = rest.len().min(hunt_keep(kind));
+                    let drop = rest.len() - keep;
+                    stats.skipped_bytes += drop as u64;
+                    pos += drop;
+                    break;
+                }
+            }
+        }
+        let Some(size) = frame_size(rest) else { break };
+        let min = match kind {
+            Kind::Request => 8,
+            Kind::Response => 4,
+        };
+        if size < min || size as u32 > cfg.max_frame {
+            stats.desyncs += 1;
+            h.notes.push(format!(
+                "size prefix {size} makes no sense here; framing was lost"
+            ));
+            h.hunting = true;
+            pos += 1;
+            continue;
+        }
+        let total = size as usize + 4;
+        if total > cfg.max_buffered_per_direction {
+            // Keep the head for its header; pass over the rest as it arrives.
+            stats.oversized_frames += 1;
+            let keep = cfg.oversized_head.min(rest.len());
+            let head = rest.get(..keep).unwrap_or_default().to_vec();
+            let have = rest.len().min(total);
+            h.skip = (total - have) as u64;
+            h.skip_total = total as u64;
+            pos += have;
+            if h.skip == 0 {
+                let mut notes = std::mem::take(&mut h.notes);
+                notes.push(format!(
+                    "message of {total} bytes is larger than the {} bytes kept per direction; only its head was decoded",
+                    cfg.max_buffered_per_direction
+                ));
+                emit(
+                    id,
+                    kind,
+                    &head,
+                    total as u64,
+                    true,
+                    notes,
+                    src,
+                    dst,
+                    frame,
+                    ts_ns,
+                    pending,
+                    max_pending,
+                    stats,
+                    out,
+                );
+            } else {
+                h.buf = head;
+            }
+            continue;
+        }
+        let Some(whole) = rest.get(..total) else {
+            break;
+        };
+        let notes = std::mem::take(&mut h.notes);
+        emit(
+            id,
+            kind,
+            whole,
+            total as u64,
+            false,
+            notes,
+            src,
+            dst,
+            frame,
+            ts_ns,
+            pending,
+            max_pending,
+            stats,
+            out,
+        );
+        pos += total;
+    }
+    if h.skip == 0 {
+        let left = view.get(pos..).unwrap_or_default();
+        if !left.is_empty() {
+            if h.buf.capacity() == 0 {
+                h.buf = Vec::with_capacity(left.len());
+            }
+            h.buf.extend_from_slice(left);
+        }
+    }
+}
+
+/// Bytes kept while hunting, enough to test a header that straddles packets.
+fn hunt_keep(kind: Kind) -> usize {
+    match kind {
+        Kind::Request => 14 + 255,
+        Kind::Response => RESPONSE_PEEK - 1,
+    }
+}
+
+/// The first offset where a plausible frame starts.
+fn hunt(b: &[u8], kind: Kind, pending: &VecDeque<Pending>, max_frame: u32) -> Option<usize> {
+    let last = b.len().checked_sub(match kind {
+        Kind::Request => 14,
+        Kind::Response => RESPONSE_PEEK,
+    })?;
+    (0..=last).find(|&at| {
+        let s = b.get(at..).unwrap_or_default();
+        match kind {
+            Kind::Request => request_start(s, max_frame) == Some(true),
+            Kind::Response => {
+                let Some(size) = frame_size(s) else {
+                    return false;
+                };
+                let Some(corr) = s
+                    .get(4..8)
+                    .and_then(|c| c.try_into().ok())
+                    .map(i32::from_be_bytes)
+                else {
+                    return false;
+                };
+                size >= 4
+                    && (size as u32) <= max_frame
+                    && pending.iter().any(|p| p.correlation_id == corr)
+            }
+        }
+    })
+}
+
+/// Pairs and emits one frame.
+#[allow(clippy::too_many_arguments)]
+fn emit(
+    conn: ConnId,
+    kind: Kind,
+    data: &[u8],
+    wire_size: u64,
+    cut: bool,
+    warnings: Vec<String>,
+    src: SocketAddr,
+    dst: SocketAddr,
+    frame: u64,
+    ts_ns: i64,
+    pending: &mut VecDeque<Pending>,
+    max_pending: usize,
+    stats: &mut KafkaStats,
+    out: &mut dyn FnMut(&KafkaFrame<'_>),
+) {
+    let mut f = KafkaFrame {
+        conn,
+        frame,
+        ts_ns,
+        src,
+        dst,
+        kind,
+        data,
+        wire_size,
+        cut,
+        api: None,
+        request_frame: None,
+        latency_ns: None,
+        warnings,
+    };
+    match kind {
+        Kind::Request => {
+            stats.requests += 1;
+            if let Some(h) = peek_request_header(data) {
+                f.api = Some((h.api_key, h.api_version));
+                pending.push_back(Pending {
+                    correlation_id: h.correlation_id,
+                    api: (h.api_key, h.api_version),
+                    frame,
+                    ts_ns,
+                });
+                if pending.len() > max_pending {
+                    if let Some(old) = pending.pop_front() {
+                        stats.pending_evicted += 1;
+                        record_unanswered(stats, &old);
+                    }
+                }
+            }
+        }
+        Kind::Response => {
+            stats.responses += 1;
+            let corr = data
+                .get(4..8)
+                .and_then(|c| c.try_into().ok())
+                .map(i32::from_be_bytes);
+            let found = corr.and_then(|c| pending.iter().position(|p| p.correlation_id == c));
+            match found.and_then(|i| pending.remove(i)) {
+                Some(p) => {
+                    stats.paired += 1;
+                    f.api = Some(p.api);
+                    f.request_frame = Some(p.frame);
+                    f.latency_ns = Some(ts_ns - p.ts_ns);
+                }
+                None => stats.unpaired_responses += 1,
+            }
+        }
+    }
+    out(&f);
+}
+
+/// At close, a frame still partial is reported as cut.
+fn flush_cut(
+    conn: &mut Conn,
+    dir: Dir,
+    frame: u64,
+    ts_ns: i64,
+    stats: &mut KafkaStats,
+    out: &mut dyn FnMut(&KafkaFrame<'_>),
+) {
+    let Role::Client(client) = conn.role else {
+        return;
+    };
+    let kind = if dir == client {
+        Kind::Request
+    } else {
+        Kind::Response
+    };
+    let (src, dst) = match dir {
+        Dir::AtoB => (conn.a, conn.b),
+        Dir::BtoA => (conn.b, conn.a),
+    };
+    let id = conn.id;
+    let Conn {
+        halves, pending, ..
+    } = conn;
+    let Some(h) = halves.get_mut(idx(dir)) else {
+        return;
+    };
+    if h.buf.is_empty() || h.hunting {
+        return;
+    }
+    let buf = std::mem::take(&mut h.buf);
+    let wire = if h.skip > 0 {
+        h.skip_total
+    } else {
+        frame_size(&buf).map_or(buf.len() as u64, |s| (s.max(0) as u64) + 4)
+    };
+    let mut notes = std::mem::take(&mut h.notes);
+    notes.push(format!(
+        "the connection ended {} bytes into this {wire}-byte message",
+        buf.len()
+    ));
+    stats.cut_frames += 1;
+    // The connection is over, so its pending list no longer needs a cap.
+    emit(
+        id,
+        kind,
+        &buf,
+        wire,
+        true,
+        notes,
+        src,
+        dst,
+        frame,
+        ts_ns,
+        pending,
+        usize::MAX,
+        stats,
+        out,
+    );
+}

@@ -1,0 +1,234 @@
+//! The driver: packets through every stage to decoded records, one at a time.
+//!
+//! Only per-connection state is held, never the file, so memory does not grow
+//! with the capture.
+
+use crate::capture::{CaptureError, Packet, Source};
+use crate::codec::{self, Kind, Message};
+use crate::kafka::{KafkaConfig, KafkaFrame, KafkaStats, Sessions};
+use crate::net::{self, NetStats};
+use crate::tcp::{Reassembler, TcpConfig, TcpStats};
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+
+/// Where a message's API version came from (the contract's `version_source`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VersionSource {
+    /// A request's own header.
+    Header,
+    /// A response paired with its captured request.
+    Request,
+    /// A response whose request was not captured; exactly one schema fit.
+    Inferred,
+}
+
+impl VersionSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VersionSource::Header => "header",
+            VersionSource::Request => "request",
+            VersionSource::Inferred => "inferred",
+        }
+    }
+}
+
+/// A decoded Kafka message with the facts of its capture.
+pub struct Record<'r, 'a> {
+    pub frame: &'r KafkaFrame<'a>,
+    pub msg: Message<'a>,
+    pub version_source: Option<VersionSource>,
+    /// Timestamp of the capture's first packet, for relative times.
+    pub first_ts_ns: i64,
+}
+
+/// Decodes one frame, inferring a response's API when its request is unknown.
+pub fn dissect<'r, 'a>(f: &'r KafkaFrame<'a>, first_ts_ns: i64) -> Record<'r, 'a> {
+    let (msg, source) = match (f.kind, f.api) {
+        (Kind::Request, _) => (codec::decode_request(f.data), Some(VersionSource::Header)),
+        (Kind::Response, Some(api)) => (
+            codec::decode_response(f.data, Some(api)),
+            Some(VersionSource::Request),
+        ),
+        (Kind::Response, None) => match codec::infer_response(f.data) {
+            Some(api) => (
+                codec::decode_response(f.data, Some(api)),
+                Some(VersionSource::Inferred),
+            ),
+            None => (codec::decode_response(f.data, None), None),
+        },
+    };
+    Record {
+        frame: f,
+        msg,
+        version_source: source,
+        first_ts_ns,
+    }
+}
+
+/// Everything counted in a run, for the end-of-run report.
+#[derive(Clone, Debug, Default)]
+pub struct RunStats {
+    pub packets: u64,
+    pub net: NetStats,
+    pub tcp: TcpStats,
+    pub kafka: KafkaStats,
+    /// Messages per (API name, kind).
+    pub messages: BTreeMap<(String, &'static str), u64>,
+    pub inferred: u64,
+    pub malformed: u64,
+    pub warned: u64,
+}
+
+/// Limits for every stage.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    pub tcp: TcpConfig,
+    pub kafka: KafkaConfig,
+}
+
+/// How a run ended.
+#[derive(Debug)]
+pub enum End {
+    /// The input was read to its end (or the sink asked to stop).
+    Complete,
+    /// The input was damaged part-way; everything before was processed.
+    Damaged(CaptureError),
+}
+
+/// Holds the stages' state between packets, so a file and a live capture run the same way.
+pub struct Pipeline {
+    reasm: Reassembler,
+    sessions: Sessions,
+    net: NetStats,
+    stats: RunStats,
+    first_ts_ns: Option<i64>,
+    last: (u64, i64),
+    stopped: bool,
+}
+
+impl Pipeline {
+    pub fn new(cfg: Config) -> Self {
+        Pipeline {
+            reasm: Reassembler::new(cfg.tcp),
+            sessions: Sessions::new(cfg.kafka),
+            net: NetStats::default(),
+            stats: RunStats::default(),
+            first_ts_ns: None,
+            last: (0, 0),
+            stopped: false,
+        }
+    }
+
+    /// Whether the sink asked to stop.
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Feeds one packet (numbered from 1); finished records go to `sink`.
+    pub fn packet(
+        &mut self,
+        number: u64,
+        p: &Packet<'_>,
+        sink: &mut dyn FnMut(&Record<'_, '_>) -> ControlFlow<()>,
+    ) {
+        let ts = p.ts_ns();
+        let first = *self.first_ts_ns.get_or_insert(ts);
+        self.stats.packets += 1;
+        self.last = (number, ts);
+        let Some(seg) = net::decode(p.linktype, p.data, p.origlen, &mut self.net) else {
+            return;
+        };
+        let Pipeline {
+            reasm,
+            sessions,
+            stats,
+            stopped,
+            ..
+        } = self;
+        reasm.push(number, ts, &seg, &mut |ev| {
+            sessions.on_event(number, ts, ev, &mut |f| {
+                deliver(f, first, stats, stopped, sink)
+            });
+        });
+    }
+
+    /// Ends the run: flushes every connection and returns the counters.
+    pub fn finish(mut self, sink: &mut dyn FnMut(&Record<'_, '_>) -> ControlFlow<()>) -> RunStats {
+        let (number, ts) = self.last;
+        let first = self.first_ts_ns.unwrap_or(ts);
+        let Pipeline {
+            reasm,
+            sessions,
+            stats,
+            stopped,
+            ..
+        } = &mut self;
+        reasm.finish(&mut |ev| {
+            sessions.on_event(number, ts, ev, &mut |f| {
+                deliver(f, first, stats, stopped, sink)
+            });
+        });
+        sessions.finish(number, ts, &mut |f| deliver(f, first, stats, stopped, sink));
+        self.stats.net = self.net;
+        self.stats.tcp = self.reasm.stats().clone();
+        self.stats.kafka = self.sessions.stats().clone();
+        self.stats
+    }
+}
+
+fn deliver(
+    f: &KafkaFrame<'_>,
+    first: i64,
+    stats: &mut RunStats,
+    stopped: &mut bool,
+    sink: &mut dyn FnMut(&Record<'_, '_>) -> ControlFlow<()>,
+) {
+    if *stopped {
+        return;
+    }
+    let r = dissect(f, first);
+    let name = r
+        .msg
+        .api_key
+        .map_or_else(|| "unknown".to_string(), api_label);
+    *stats
+        .messages
+        .entry((name, r.msg.kind.as_str()))
+        .or_default() += 1;
+    stats.inferred += u64::from(r.version_source == Some(VersionSource::Inferred));
+    stats.malformed += u64::from(r.msg.error.is_some());
+    stats.warned += u64::from(!r.frame.warnings.is_empty() || !r.msg.warnings.is_empty());
+    if sink(&r).is_break() {
+        *stopped = true;
+    }
+}
+
+/// Kafka's name for an API key, or `Unknown(N)`.
+pub fn api_label(key: i16) -> String {
+    codec::apis::api_name(key).map_or_else(|| format!("Unknown({key})"), str::to_string)
+}
+
+/// Runs a whole source through the pipeline.
+pub fn run(
+    source: &mut Source,
+    cfg: Config,
+    sink: &mut dyn FnMut(&Record<'_, '_>) -> ControlFlow<()>,
+) -> (RunStats, End) {
+    let mut pipe = Pipeline::new(cfg);
+    let mut end = End::Complete;
+    let mut number = 0u64;
+    while !pipe.stopped() {
+        match source.next_packet() {
+            None => break,
+            Some(Ok(p)) => {
+                number += 1;
+                pipe.packet(number, &p, sink);
+            }
+            Some(Err(e)) => {
+                end = End::Damaged(e);
+                break;
+            }
+        }
+    }
+    (pipe.finish(sink), end)
+}

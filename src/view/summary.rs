@@ -1,0 +1,242 @@
+//! One readable line per message, in the manner of tshark's packet list.
+
+use super::escape::escape;
+use crate::codec::errors::error_name;
+use crate::codec::{Kind, Message, Tree, Value};
+use crate::pipeline::{Record, VersionSource, api_label};
+use std::fmt::Write;
+use std::net::SocketAddr;
+
+/// `ip:port`, IPv6 in brackets (as the contract writes addresses).
+pub fn addr(a: &SocketAddr) -> String {
+    a.to_string()
+}
+
+/// A duration in µs, as people read it.
+pub fn latency(us: i64) -> String {
+    match us {
+        us if us < 10_000 => format!("{us}µs"),
+        us if us < 10_000_000 => format!("{:.1}ms", us as f64 / 1000.0),
+        us => format!("{:.2}s", us as f64 / 1_000_000.0),
+    }
+}
+
+/// The API and version label: `FindCoordinator v6`, `Produce v9`, `? response`.
+pub fn api_version(msg: &Message<'_>) -> String {
+    match (msg.api_key, msg.api_version) {
+        (Some(k), Some(v)) => format!("{} v{v}", api_label(k)),
+        (Some(k), None) => api_label(k),
+        _ => "?".to_string(),
+    }
+}
+
+/// The whole summary line.
+pub fn line(r: &Record<'_, '_>) -> String {
+    let f = r.frame;
+    let m = &r.msg;
+    let rel = (f.ts_ns - r.first_ts_ns) as f64 / 1e9;
+    let mut out = format!(
+        "{:>5}  {rel:.6}  {} → {}  {} {:<8} corr={}",
+        f.frame,
+        addr(&f.src),
+        addr(&f.dst),
+        api_version(m),
+        m.kind.as_str(),
+        m.correlation_id
+            .map_or_else(|| "?".into(), |c| c.to_string()),
+    );
+    if r.version_source == Some(VersionSource::Inferred) {
+        out.push_str(" (version inferred)");
+    }
+    let detail = details(m);
+    if !detail.is_empty() {
+        out.push_str("  ");
+        out.push_str(&detail);
+    }
+    if let Some(ns) = f.latency_ns {
+        out.push_str("  ");
+        out.push_str(&latency(ns / 1000));
+    }
+    if let Some(e) = &m.error {
+        let _ = write!(out, "  !! malformed: {e}");
+    }
+    let warnings: Vec<&String> = f.warnings.iter().chain(m.warnings.iter()).collect();
+    if let Some(w) = warnings.first() {
+        let _ = write!(out, "  ! {}", escape(w));
+        if warnings.len() > 1 {
+            let _ = write!(out, " (+{} more)", warnings.len() - 1);
+        }
+    }
+    out
+}
+
+/// What the message says, in a few words.
+fn details(m: &Message<'_>) -> String {
+    let Some(body) = m.body else {
+        return match (m.kind, m.client_id) {
+            (Kind::Request, Some("")) => "client=\"\"".to_string(),
+            (Kind::Request, Some(c)) => format!("client={}", escape(c)),
+            _ => String::new(),
+        };
+    };
+    let t = &m.tree;
+    match (m.api_key, m.kind) {
+        (Some(10), Kind::Request) => find_coordinator_request(t, body),
+        (Some(10), Kind::Response) => find_coordinator_response(t, body),
+        (Some(52), Kind::Request) => vote_request(t, body),
+        (Some(52), Kind::Response) => vote_response(t, body),
+        _ => String::new(),
+    }
+}
+
+fn int(t: &Tree<'_>, parent: usize, name: &str) -> Option<i64> {
+    match t.nodes.get(t.field(parent, name)?)?.value {
+        Value::Int(v) => Some(v),
+        _ => None,
+    }
+}
+
+fn boolean(t: &Tree<'_>, parent: usize, name: &str) -> Option<bool> {
+    match t.nodes.get(t.field(parent, name)?)?.value {
+        Value::Bool(b) => Some(b),
+        _ => None,
+    }
+}
+
+fn string(t: &Tree<'_>, parent: usize, name: &str) -> Option<String> {
+    match t.nodes.get(t.field(parent, name)?)?.value {
+        Value::Str(Some(s)) => Some(escape(s).into_owned()),
+        Value::Str(None) => Some("null".into()),
+        _ => None,
+    }
+}
+
+/// Element nodes of the array field `name` under `parent`.
+fn elements(t: &Tree<'_>, parent: usize, name: &str) -> Vec<usize> {
+    let Some(a) = t.field(parent, name) else {
+        return Vec::new();
+    };
+    t.children(a)
+        .filter(|&c| t.nodes.get(c).is_some_and(|n| n.index.is_some()))
+        .collect()
+}
+
+fn error(code: i64) -> String {
+    i16::try_from(code)
+        .ok()
+        .and_then(error_name)
+        .map_or_else(|| format!("error {code}"), str::to_string)
+}
+
+fn key_type(t: i64) -> String {
+    match t {
+        0 => "group".into(),
+        1 => "transaction".into(),
+        2 => "share".into(),
+        n => format!("keytype={n}"),
+    }
+}
+
+fn find_coordinator_request(t: &Tree<'_>, body: usize) -> String {
+    let kt = key_type(int(t, body, "KeyType").unwrap_or(0));
+    if let Some(key) = string(t, body, "Key") {
+        return format!("{kt} key={key}");
+    }
+    let keys: Vec<String> = elements(t, body, "CoordinatorKeys")
+        .into_iter()
+        .filter_map(|e| match t.nodes.get(e)?.value {
+            Value::Str(Some(s)) => Some(escape(s).into_owned()),
+            _ => None,
+        })
+        .collect();
+    format!("{kt} keys=[{}]", keys.join(", "))
+}
+
+/// `→ node 2 (host:port)`, or the error.
+fn coordinator(t: &Tree<'_>, at: usize) -> String {
+    let code = int(t, at, "ErrorCode").unwrap_or(0);
+    if code != 0 {
+        let mut s = error(code);
+        if let Some(msg) = string(t, at, "ErrorMessage").filter(|m| m != "null" && !m.is_empty()) {
+            let _ = write!(s, " ({msg})");
+        }
+        return s;
+    }
+    format!(
+        "node {} ({}:{})",
+        int(t, at, "NodeId").unwrap_or(-1),
+        string(t, at, "Host").unwrap_or_default(),
+        int(t, at, "Port").unwrap_or(0)
+    )
+}
+
+fn find_coordinator_response(t: &Tree<'_>, body: usize) -> String {
+    if t.field(body, "Coordinators").is_none() {
+        return format!("→ {}", coordinator(t, body));
+    }
+    elements(t, body, "Coordinators")
+        .into_iter()
+        .map(|c| {
+            format!(
+                "{} → {}",
+                string(t, c, "Key").unwrap_or_default(),
+                coordinator(t, c)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The partitions of every topic in a Vote message.
+fn vote_partitions(t: &Tree<'_>, body: usize) -> Vec<usize> {
+    elements(t, body, "Topics")
+        .into_iter()
+        .flat_map(|topic| elements(t, topic, "Partitions"))
+        .collect()
+}
+
+fn vote_request(t: &Tree<'_>, body: usize) -> String {
+    let mut parts = Vec::new();
+    for p in vote_partitions(t, body) {
+        let pre = boolean(t, p, "PreVote") == Some(true);
+        parts.push(format!(
+            "{}replica={} epoch={} last={}@{}",
+            if pre { "prevote " } else { "" },
+            int(t, p, "ReplicaId").unwrap_or(-1),
+            int(t, p, "ReplicaEpoch").unwrap_or(-1),
+            int(t, p, "LastOffset").unwrap_or(-1),
+            int(t, p, "LastOffsetEpoch").unwrap_or(-1),
+        ));
+    }
+    let mut s = parts.join(", ");
+    if let Some(v) = int(t, body, "VoterId") {
+        let _ = write!(s, " → voter {v}");
+    }
+    s
+}
+
+fn vote_response(t: &Tree<'_>, body: usize) -> String {
+    let mut parts = Vec::new();
+    for p in vote_partitions(t, body) {
+        let mut s = format!(
+            "granted={} leader={} epoch={}",
+            if boolean(t, p, "VoteGranted") == Some(true) {
+                "yes"
+            } else {
+                "no"
+            },
+            int(t, p, "LeaderId").unwrap_or(-1),
+            int(t, p, "LeaderEpoch").unwrap_or(-1),
+        );
+        let code = int(t, p, "ErrorCode").unwrap_or(0);
+        if code != 0 {
+            let _ = write!(s, " {}", error(code));
+        }
+        parts.push(s);
+    }
+    let top = int(t, body, "ErrorCode").unwrap_or(0);
+    if top != 0 {
+        parts.push(error(top));
+    }
+    parts.join(", ")
+}
