@@ -236,6 +236,9 @@ fn read(args: &ReadArgs) -> ExitCode {
                 CaptureError::Open { reason } => reason,
                 other => other.to_string(),
             };
+            // libpcap often starts its message with the path already.
+            let prefix = format!("{}: ", args.file);
+            let reason = reason.strip_prefix(&prefix).unwrap_or(&reason);
             eprintln!("kwire: cannot read {}: {reason}", args.file);
             eprintln!("hint: kwire reads pcap and pcapng files (or - for standard input)");
             return ExitCode::from(1);

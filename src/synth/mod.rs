@@ -4,6 +4,8 @@
 //! Test tooling, not wire-facing: it panics on misuse (bad packet index,
 //! mixed IP versions, payloads too large for one IP packet).
 
+pub mod kafka;
+
 use crate::capture::writer::PcapWriter;
 use crate::net::linktype;
 use etherparse::PacketBuilder;
@@ -300,6 +302,11 @@ impl Flow {
     pub fn drop_packet(&mut self, i: usize) -> &mut Flow {
         self.packets.remove(i);
         self
+    }
+
+    /// Takes the packets recorded so far, so a long run can stream them out.
+    pub fn drain_packets(&mut self) -> Vec<(i64, Vec<u8>)> {
+        std::mem::take(&mut self.packets)
     }
 
     pub fn into_packets(self) -> Vec<(i64, Vec<u8>)> {
