@@ -190,7 +190,7 @@ mod tests {
         for v in 0..=6 {
             let q = find_coordinator_request(v, 1, "c", 0, &["g", "h"]);
             assert_eq!(decode_request(&q).error, None);
-            let r = find_coordinator_response(v, 1, &[c.clone()]);
+            let r = find_coordinator_response(v, 1, std::slice::from_ref(&c));
             assert_eq!(decode_response(&r, Some((10, v))).error, None);
         }
     }
