@@ -2,7 +2,8 @@
 //!
 //! Source of truth is Kafka's own `clients/src/main/resources/common/message/*Request.json`
 //! (`apiKey`, `name`, top of `validVersions`, start of `flexibleVersions`). The table follows
-//! Kafka 4.3.0 plus what trunk has added since (noted per row). Kafka 4.0 dropped old versions
+//! Kafka 4.3.0 plus what trunk has added since (noted per row), checked against the
+//! ApiVersions answers of the Kafka 4.4.0 broker and controllers recorded in `captures/`. Kafka 4.0 dropped old versions
 //! (KIP-896) but old clients still send them, so kwire treats `0..=max_version` as known.
 #![cfg_attr(
     not(test),
@@ -54,7 +55,7 @@ static APIS: [ApiInfo; 95] = [
     api(15, "DescribeGroups", 6, Some(5)),
     api(16, "ListGroups", 5, Some(3)),
     api(17, "SaslHandshake", 1, None),
-    api(18, "ApiVersions", 4, Some(3)),
+    api(18, "ApiVersions", 5, Some(3)),
     api(19, "CreateTopics", 7, Some(5)),
     api(20, "DeleteTopics", 6, Some(4)),
     api(21, "DeleteRecords", 2, Some(2)),
@@ -64,7 +65,7 @@ static APIS: [ApiInfo; 95] = [
     api(25, "AddOffsetsToTxn", 4, Some(3)),
     api(26, "EndTxn", 5, Some(3)),
     api(27, "WriteTxnMarkers", 2, Some(1)),
-    api(28, "TxnOffsetCommit", 5, Some(3)),
+    api(28, "TxnOffsetCommit", 6, Some(3)),
     api(29, "DescribeAcls", 3, Some(2)),
     api(30, "CreateAcls", 3, Some(2)),
     api(31, "DeleteAcls", 3, Some(2)),
@@ -78,7 +79,7 @@ static APIS: [ApiInfo; 95] = [
     api(39, "RenewDelegationToken", 2, Some(2)),
     api(40, "ExpireDelegationToken", 2, Some(2)),
     api(41, "DescribeDelegationToken", 3, Some(2)),
-    api(42, "DeleteGroups", 2, Some(2)),
+    api(42, "DeleteGroups", 3, Some(2)),
     api(43, "ElectLeaders", 2, Some(2)),
     api(44, "IncrementalAlterConfigs", 1, Some(1)),
     api(45, "AlterPartitionReassignments", 1, Some(0)),
@@ -221,8 +222,26 @@ mod tests {
     /// (key, kafka-protocol's max, our max, the fact that settles it).
     const NEWER_THAN_KAFKA_PROTOCOL: &[(i16, i16, i16, &str)] = &[
         (2, 10, 11, "4.3.0 brokers advertise ListOffsets v11"),
+        (
+            18,
+            4,
+            5,
+            "4.4.0 brokers and controllers advertise ApiVersions v5 (captures/)",
+        ),
         (27, 1, 2, "WriteTxnMarkersRequest.json: validVersions 1-2"),
+        (
+            28,
+            5,
+            6,
+            "4.4.0 brokers advertise TxnOffsetCommit v6 (captures/)",
+        ),
         (35, 4, 5, "4.3.0 brokers advertise DescribeLogDirs v5"),
+        (
+            42,
+            2,
+            3,
+            "4.4.0 brokers advertise DeleteGroups v3 (captures/)",
+        ),
         (63, 1, 2, "BrokerHeartbeatRequest.json: validVersions 0-2"),
         (78, 1, 2, "ShareFetchRequest.json: validVersions 1-2"),
         (79, 1, 2, "4.3.0 brokers advertise ShareAcknowledge v2"),

@@ -128,13 +128,12 @@ struct Half {
     hunting: bool,
     /// Warnings for the next frame completed in this direction.
     notes: Vec<String>,
-    /// Detection ruled this direction out as a request stream.
-    not_requests: bool,
 }
 
 #[derive(Debug)]
 struct Conn {
     id: ConnId,
+    syn_seen: bool,
     a: SocketAddr,
     b: SocketAddr,
     role: Role,
@@ -190,6 +189,7 @@ impl Sessions {
                     conn,
                     Conn {
                         id: conn,
+                        syn_seen,
                         a,
                         b,
                         role,
@@ -260,42 +260,9 @@ impl Sessions {
                 if let Some(h) = conn.halves.get_mut(idx(dir)) {
                     h.buf.extend_from_slice(data);
                 }
-                decide(conn, dir, &self.cfg);
-                match conn.role {
-                    Role::Undecided => return,
-                    Role::NotKafka => {
-                        self.stats.not_kafka += 1;
-                        conn.halves = Default::default();
-                        return;
-                    }
-                    Role::Client(_) => {
-                        self.stats.connections += 1;
-                        // Frame what both directions buffered while undecided, requests first.
-                        for d in [Dir::AtoB, Dir::BtoA] {
-                            let d = if conn.role == Role::Client(Dir::AtoB) {
-                                d
-                            } else {
-                                d.reverse()
-                            };
-                            let buffered = conn
-                                .halves
-                                .get_mut(idx(d))
-                                .map(|h| std::mem::take(&mut h.buf))
-                                .unwrap_or_default();
-                            feed(
-                                conn,
-                                d,
-                                &buffered,
-                                frame,
-                                ts_ns,
-                                &self.cfg,
-                                &mut self.stats,
-                                out,
-                            );
-                        }
-                        return;
-                    }
-                }
+                decide(conn, &self.cfg, false);
+                settle(conn, frame, ts_ns, &self.cfg, &mut self.stats, out);
+                return;
             }
             Role::Client(_) => {}
         }
@@ -370,6 +337,10 @@ impl Sessions {
         let Some(mut conn) = self.conns.remove(&id) else {
             return;
         };
+        if conn.role == Role::Undecided {
+            decide(&mut conn, &self.cfg, true);
+            settle(&mut conn, frame, ts_ns, &self.cfg, &mut self.stats, out);
+        }
         if let Role::Client(cd) = conn.role {
             for d in [cd, cd.reverse()] {
                 flush_cut(&mut conn, d, frame, ts_ns, &mut self.stats, out);
@@ -390,6 +361,36 @@ impl Sessions {
     }
 }
 
+/// After detection: counts the outcome and frames what was buffered meanwhile.
+fn settle(
+    conn: &mut Conn,
+    frame: u64,
+    ts_ns: i64,
+    cfg: &KafkaConfig,
+    stats: &mut KafkaStats,
+    out: &mut dyn FnMut(&KafkaFrame<'_>),
+) {
+    match conn.role {
+        Role::Undecided => {}
+        Role::NotKafka => {
+            stats.not_kafka += 1;
+            conn.halves = Default::default();
+        }
+        Role::Client(client) => {
+            stats.connections += 1;
+            // Requests first, so their responses find them pending.
+            for d in [client, client.reverse()] {
+                let buffered = conn
+                    .halves
+                    .get_mut(idx(d))
+                    .map(|h| std::mem::take(&mut h.buf))
+                    .unwrap_or_default();
+                feed(conn, d, &buffered, frame, ts_ns, cfg, stats, out);
+            }
+        }
+    }
+}
+
 fn record_unanswered(stats: &mut KafkaStats, p: &Pending) {
     *stats.unanswered.entry(p.api).or_default() += 1;
     if stats.unanswered_frames.len() < UNANSWERED_LISTED {
@@ -401,8 +402,15 @@ fn frame_size(buf: &[u8]) -> Option<i32> {
     Some(i32::from_be_bytes(buf.get(..4)?.try_into().ok()?))
 }
 
+/// Versions past a table's newest still taken as Kafka when the handshake or
+/// an echoed correlation id already says which side is the client.
+const VERSION_SLACK: i16 = 8;
+/// Requests looked at when matching the other side's first correlation id.
+const ECHO_CANDIDATES: usize = 64;
+
 /// Whether `b` starts like a request: `None` while too few bytes are there to tell.
-fn request_start(b: &[u8], max_frame: u32) -> Option<bool> {
+/// `slack` admits versions that many past the newest kwire knows.
+fn request_start(b: &[u8], max_frame: u32, slack: i16) -> Option<bool> {
     let size = frame_size(b)?;
     // Header v1 is at least key, version, correlation id and a client id length.
     if size < 10 || size as u32 > max_frame {
@@ -416,7 +424,8 @@ fn request_start(b: &[u8], max_frame: u32) -> Option<bool> {
     let Some(info) = apis::api_info(h.api_key) else {
         return Some(false);
     };
-    if !info.knows_version(h.api_version) || h.correlation_id < 0 {
+    let newest = info.max_version.saturating_add(slack);
+    if !(0..=newest).contains(&h.api_version) || h.correlation_id < 0 {
         return Some(false);
     }
     let len = i16::from_be_bytes(b.get(12..14)?.try_into().ok()?);
@@ -430,20 +439,75 @@ fn request_start(b: &[u8], max_frame: u32) -> Option<bool> {
     Some(id.iter().all(|c| (0x20..0x7f).contains(c)))
 }
 
+/// Correlation ids of the whole request frames at the start of `b`.
+fn request_corrs(b: &[u8]) -> Vec<i32> {
+    let mut out = Vec::new();
+    let mut rest = b;
+    while out.len() < ECHO_CANDIDATES {
+        let Some(h) = peek_request_header(rest) else {
+            break;
+        };
+        out.push(h.correlation_id);
+        let Some(next) = usize::try_from(h.size)
+            .ok()
+            .and_then(|s| rest.get(s.saturating_add(4)..))
+        else {
+            break;
+        };
+        rest = next;
+    }
+    out
+}
+
 /// Settles which side is the client from the first bytes of each direction.
-fn decide(conn: &mut Conn, dir: Dir, cfg: &KafkaConfig) {
-    let Some(h) = conn.halves.get_mut(idx(dir)) else {
+///
+/// With a handshake, only the SYN sender can be the client. Without one, a
+/// direction is the client when the other side's first frame answers one of its
+/// requests: a response alone can look like a request (correlation id 17 reads
+/// as Produce v17), so one-sided evidence is not enough while the other side talks.
+fn decide(conn: &mut Conn, cfg: &KafkaConfig, closing: bool) {
+    let [ab, ba] = &conn.halves;
+    let max = cfg.max_frame;
+    if conn.syn_seen {
+        conn.role = match request_start(&ab.buf, max, VERSION_SLACK) {
+            Some(true) => Role::Client(Dir::AtoB),
+            Some(false) => Role::NotKafka,
+            None if closing || ab.buf.len() > cfg.detect_window => Role::NotKafka,
+            None => Role::Undecided,
+        };
         return;
-    };
-    match request_start(&h.buf, cfg.max_frame) {
-        Some(true) => conn.role = Role::Client(dir),
-        Some(false) => h.not_requests = true,
-        None => {}
     }
-    if h.buf.len() > cfg.detect_window {
-        h.not_requests = true;
+    let mut waiting = false;
+    for (dir, me, other) in [(Dir::AtoB, ab, ba), (Dir::BtoA, ba, ab)] {
+        match request_start(&me.buf, max, VERSION_SLACK) {
+            Some(true) => {}
+            Some(false) => continue,
+            None => {
+                waiting = true;
+                continue;
+            }
+        }
+        match other.buf.get(4..8) {
+            Some(c) => {
+                let first = c.try_into().map_or(i32::MIN, i32::from_be_bytes);
+                if request_corrs(&me.buf).contains(&first) {
+                    conn.role = Role::Client(dir);
+                    return;
+                }
+            }
+            // The other side has said nothing (yet): one-sided, strict evidence only.
+            None if other.buf.is_empty()
+                && (closing || me.buf.len() > cfg.detect_window)
+                && request_start(&me.buf, max, 0) == Some(true) =>
+            {
+                conn.role = Role::Client(dir);
+                return;
+            }
+            None => waiting = true,
+        }
     }
-    if conn.halves.iter().all(|h| h.not_requests) {
+    let seen = ab.buf.len() + ba.buf.len();
+    if closing || !waiting || seen > 2 * cfg.detect_window {
         conn.role = Role::NotKafka;
     }
 }
@@ -656,7 +720,7 @@ fn hunt(b: &[u8], kind: Kind, pending: &VecDeque<Pending>, max_frame: u32) -> Op
     (0..=last).find(|&at| {
         let s = b.get(at..).unwrap_or_default();
         match kind {
-            Kind::Request => request_start(s, max_frame) == Some(true),
+            Kind::Request => request_start(s, max_frame, 0) == Some(true),
             Kind::Response => {
                 let Some(size) = frame_size(s) else {
                     return false;
@@ -809,4 +873,141 @@ fn flush_cut(
         stats,
         out,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::{encode_request, encode_response};
+    use serde_json::json;
+
+    fn a() -> SocketAddr {
+        "10.0.0.5:50000".parse().unwrap()
+    }
+    fn b() -> SocketAddr {
+        "10.0.0.1:19392".parse().unwrap()
+    }
+
+    /// Runs events through a session on an odd port and returns (kind, src, corr) per frame.
+    fn run(
+        syn: bool,
+        events: &[(Dir, Vec<u8>)],
+    ) -> (Vec<(Kind, SocketAddr, Option<i32>)>, KafkaStats) {
+        let mut s = Sessions::new(KafkaConfig::default());
+        let mut got = Vec::new();
+        let mut out = |f: &KafkaFrame<'_>| {
+            let corr = f
+                .data
+                .get(4..8)
+                .map(|c| i32::from_be_bytes(c.try_into().unwrap()));
+            let corr = if f.kind == Kind::Request {
+                f.data
+                    .get(8..12)
+                    .map(|c| i32::from_be_bytes(c.try_into().unwrap()))
+            } else {
+                corr
+            };
+            got.push((f.kind, f.src, corr));
+        };
+        let conn = ConnId(1);
+        s.on_event(
+            1,
+            0,
+            StreamEvent::Opened {
+                conn,
+                a: a(),
+                b: b(),
+                syn_seen: syn,
+                frame: 1,
+            },
+            &mut out,
+        );
+        for (i, (dir, data)) in events.iter().enumerate() {
+            let ev = StreamEvent::Data {
+                conn,
+                dir: *dir,
+                data,
+                stream_offset: 0,
+            };
+            s.on_event(i as u64 + 2, 0, ev, &mut out);
+        }
+        s.finish(99, 0, &mut out);
+        (got, s.stats().clone())
+    }
+
+    /// ApiVersions v7 (newer than kwire's table knows) and its answer, which reads like Produce v17.
+    fn exchange() -> (Vec<u8>, Vec<u8>) {
+        let mut req = vec![0, 0, 0, 0];
+        req.extend_from_slice(&18i16.to_be_bytes());
+        req.extend_from_slice(&7i16.to_be_bytes());
+        req.extend_from_slice(&17i32.to_be_bytes());
+        req.extend_from_slice(&[0, 3, b'c', b'l', b'i', 0, 0]);
+        let n = (req.len() - 4) as i32;
+        req[..4].copy_from_slice(&n.to_be_bytes());
+        // Response header v0: corr 17 = 0x0000_0011, then error code 0 and an empty array.
+        let mut resp = vec![0, 0, 0, 10];
+        resp.extend_from_slice(&17i32.to_be_bytes());
+        resp.extend_from_slice(&[0, 0, 1, 0, 0, 0, 0]);
+        resp.truncate(14);
+        (req, resp)
+    }
+
+    #[test]
+    fn handshake_names_the_client_even_for_newer_versions() {
+        let (req, resp) = exchange();
+        let (got, stats) = run(true, &[(Dir::AtoB, req), (Dir::BtoA, resp)]);
+        assert_eq!(
+            got,
+            [
+                (Kind::Request, a(), Some(17)),
+                (Kind::Response, b(), Some(17))
+            ]
+        );
+        assert_eq!((stats.connections, stats.paired), (1, 1));
+    }
+
+    #[test]
+    fn without_handshake_the_echoed_correlation_id_decides() {
+        // The response arrives first in the capture and looks like a Produce v17 request.
+        let (req, resp) = exchange();
+        let (got, stats) = run(false, &[(Dir::BtoA, resp), (Dir::AtoB, req)]);
+        assert_eq!(
+            got,
+            [
+                (Kind::Request, a(), Some(17)),
+                (Kind::Response, b(), Some(17))
+            ]
+        );
+        assert_eq!(stats.paired, 1);
+    }
+
+    #[test]
+    fn one_sided_capture_is_recognised_at_close_only_when_strictly_plausible() {
+        let body = json!({"Key": "g"});
+        let req = encode_request(10, 0, 3, Some("c"), &body).unwrap();
+        let (got, stats) = run(false, &[(Dir::AtoB, req)]);
+        assert_eq!(got, [(Kind::Request, a(), Some(3))]);
+        assert_eq!(stats.unanswered.get(&(10, 0)), Some(&1));
+        // A lone response is not Kafka evidence: nothing is invented.
+        let resp = encode_response(
+            10,
+            0,
+            3,
+            &json!({"ErrorCode": 0, "NodeId": 1, "Host": "h", "Port": 1}),
+        )
+        .unwrap();
+        let (got, stats) = run(false, &[(Dir::BtoA, resp)]);
+        assert!(got.is_empty());
+        assert_eq!(stats.not_kafka, 1);
+    }
+
+    #[test]
+    fn text_protocols_are_not_kafka() {
+        let (got, stats) = run(
+            true,
+            &[(Dir::AtoB, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n".to_vec())],
+        );
+        assert!(got.is_empty());
+        assert_eq!(stats.not_kafka, 1);
+    }
 }
