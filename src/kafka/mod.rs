@@ -876,6 +876,7 @@ fn flush_cut(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
     use crate::codec::{encode_request, encode_response};
