@@ -2,7 +2,7 @@
 #![forbid(unsafe_code)]
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use kwire::capture::{CaptureError, Source};
+use kwire::capture::{CaptureError, LiveOptions, Source};
 use kwire::kafka::KafkaConfig;
 use kwire::pipeline::{self, Config, End, Record, RunStats};
 use kwire::tcp::TcpConfig;
@@ -11,6 +11,9 @@ use kwire::view::{json, summary, tree};
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(
@@ -27,6 +30,34 @@ struct Cli {
 enum Cmd {
     /// Read a pcap or pcapng file (`-` for standard input) and print every Kafka message.
     Read(ReadArgs),
+    /// Capture live from an interface and print Kafka messages as they complete.
+    Live(LiveArgs),
+    /// List the interfaces kwire can capture on.
+    Interfaces,
+}
+
+#[derive(Args)]
+struct LiveArgs {
+    /// Interface to capture on (see `kwire interfaces`).
+    #[arg(short = 'i', long = "interface", value_name = "IFACE")]
+    iface: String,
+    /// Capture filter (BPF, as for tcpdump); Kafka is found within it by detection.
+    #[arg(short = 'f', long = "bpf", default_value = "tcp", value_name = "BPF")]
+    bpf: String,
+    /// Also write the captured packets to this pcap file.
+    #[arg(short = 'w', long = "write", value_name = "OUT.pcap")]
+    write: Option<std::path::PathBuf>,
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "SECS")]
+    duration: Option<f64>,
+    /// Connections silent for this many seconds are forgotten.
+    #[arg(long, default_value_t = 300.0, value_name = "SECS")]
+    idle_timeout: f64,
+    /// Kernel capture buffer.
+    #[arg(long, default_value = "64M", value_parser = parse_size)]
+    kernel_buffer: usize,
+    #[command(flatten)]
+    out: OutputArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -140,7 +171,126 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Read(args) => read(&args),
+        Cmd::Live(args) => live(&args),
+        Cmd::Interfaces => interfaces(),
     }
+}
+
+/// One line per capture problem, with a hint at the fix; exit status 1.
+fn open_failed(what: &str, e: CaptureError) -> ExitCode {
+    match e {
+        CaptureError::Permission { iface, reason } => {
+            eprintln!("kwire: no permission to capture on {iface}: {reason}");
+            eprintln!(
+                "hint: run as root, or grant the binary the capability: sudo setcap cap_net_raw,cap_net_admin=eip $(command -v kwire)"
+            );
+        }
+        CaptureError::NoSuchInterface { iface, available } => {
+            eprintln!("kwire: there is no interface {iface:?}");
+            eprintln!("hint: interfaces here: {}", available.join(", "));
+        }
+        CaptureError::Filter { filter, reason } => {
+            eprintln!("kwire: libpcap rejects the capture filter {filter:?}: {reason}");
+            eprintln!("hint: -f takes tcpdump's filter syntax, e.g. -f 'tcp port 9092'");
+        }
+        CaptureError::Open { reason } => {
+            // libpcap often starts its message with the path already.
+            let prefix = format!("{what}: ");
+            let reason = reason.strip_prefix(&prefix).unwrap_or(&reason);
+            eprintln!("kwire: cannot read {what}: {reason}");
+            eprintln!("hint: kwire reads pcap and pcapng files (or - for standard input)");
+        }
+        other => eprintln!("kwire: {other}"),
+    }
+    ExitCode::from(1)
+}
+
+fn live(args: &LiveArgs) -> ExitCode {
+    let mut printer = match Printer::new(&args.out, true) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("kwire: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let mut opts = LiveOptions::new(&args.iface);
+    opts.filter.clone_from(&args.bpf);
+    opts.write.clone_from(&args.write);
+    opts.buffer_size = i32::try_from(args.kernel_buffer).unwrap_or(i32::MAX);
+    let mut source = match Source::open_live(&opts) {
+        Ok(s) => s,
+        Err(e) => return open_failed(&args.iface, e),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
+        eprintln!("kwire: cannot catch Ctrl-C ({e}); stop with -c or --duration");
+    }
+    source.stop_when(stop);
+    if let Some(secs) = args.duration {
+        source.stop_after(Duration::from_secs_f64(secs.max(0.0)));
+    }
+    let mut cfg = args.out.config();
+    cfg.tcp.idle_timeout_ns = Some((args.idle_timeout.max(0.0) * 1e9) as u64);
+    eprintln!("kwire: capturing on {} (filter: {})", args.iface, args.bpf);
+    let (stats, end) = pipeline::run(&mut source, cfg, &mut |r| printer.print(r));
+    printer.finish();
+    let flushed = source.flush();
+    let pcap_stats = source.live_stats();
+    if !args.out.quiet {
+        report(&stats);
+        if let Some(p) = pcap_stats {
+            eprintln!(
+                "  libpcap: {} packets received, {} dropped by the kernel, {} dropped by the interface",
+                p.received, p.dropped_by_kernel, p.dropped_by_interface
+            );
+        }
+    }
+    match (end, flushed) {
+        (End::Damaged(e), _) | (End::Complete, Err(e)) => {
+            eprintln!("kwire: {e}");
+            ExitCode::from(2)
+        }
+        (End::Complete, Ok(())) => ExitCode::SUCCESS,
+    }
+}
+
+fn interfaces() -> ExitCode {
+    let devices = match pcap::Device::list() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("kwire: cannot list interfaces: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    for d in devices {
+        let mut flags = Vec::new();
+        if d.flags.is_up() {
+            flags.push("up");
+        }
+        if d.flags.is_running() {
+            flags.push("running");
+        }
+        if d.flags.is_loopback() {
+            flags.push("loopback");
+        }
+        if d.flags.is_wireless() {
+            flags.push("wireless");
+        }
+        let addrs: Vec<String> = d.addresses.iter().map(|a| a.addr.to_string()).collect();
+        println!(
+            "{:<16} {:<28} [{}]{}",
+            d.name,
+            if addrs.is_empty() {
+                "-".to_string()
+            } else {
+                addrs.join(", ")
+            },
+            flags.join(", "),
+            d.desc.map(|s| format!("  {s}")).unwrap_or_default()
+        );
+    }
+    ExitCode::SUCCESS
 }
 
 /// Prints messages as they complete; the end is reported on stderr.
@@ -231,18 +381,7 @@ fn read(args: &ReadArgs) -> ExitCode {
     };
     let mut source = match Source::open_file(&args.file) {
         Ok(s) => s,
-        Err(e) => {
-            let reason = match e {
-                CaptureError::Open { reason } => reason,
-                other => other.to_string(),
-            };
-            // libpcap often starts its message with the path already.
-            let prefix = format!("{}: ", args.file);
-            let reason = reason.strip_prefix(&prefix).unwrap_or(&reason);
-            eprintln!("kwire: cannot read {}: {reason}", args.file);
-            eprintln!("hint: kwire reads pcap and pcapng files (or - for standard input)");
-            return ExitCode::from(1);
-        }
+        Err(e) => return open_failed(&args.file, e),
     };
     let (stats, end) = pipeline::run(&mut source, args.out.config(), &mut |r| printer.print(r));
     printer.finish();

@@ -224,6 +224,8 @@ pub fn run(
                 number += 1;
                 pipe.packet(number, &p, sink);
             }
+            // A live capture's poll interval passed: look again (stop requests are checked there).
+            Some(Err(CaptureError::Idle)) => {}
             Some(Err(e)) => {
                 end = End::Damaged(e);
                 break;

@@ -3,7 +3,10 @@
 
 pub mod writer;
 
-use pcap::{Activated, Capture, Precision};
+use pcap::{Activated, Capture, Precision, Savefile};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 /// One captured packet, borrowed from the source until the next call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,7 +40,64 @@ pub enum CaptureError {
     /// Any other error libpcap reports while reading.
     #[error("error reading packet {packet}: {reason}")]
     Read { packet: u64, reason: String },
+    /// Capturing needs privileges this process lacks.
+    #[error("no permission to capture on {iface}: {reason}")]
+    Permission { iface: String, reason: String },
+    /// The interface does not exist; `available` names those that do.
+    #[error("no interface {iface:?} (interfaces: {})", available.join(", "))]
+    NoSuchInterface {
+        iface: String,
+        available: Vec<String>,
+    },
+    /// libpcap rejected the capture filter.
+    #[error("invalid capture filter {filter:?}: {reason}")]
+    Filter { filter: String, reason: String },
+    /// Live only: no packet within the poll interval. Not a failure: it hands
+    /// control back so a stop request is noticed; call `next_packet` again.
+    #[error("no packet yet")]
+    Idle,
+    /// The file to write packets to (`-w`) could not be created.
+    #[error("cannot write {path}: {reason}")]
+    Write { path: String, reason: String },
 }
+
+/// How to open a live capture.
+#[derive(Clone, Debug)]
+pub struct LiveOptions {
+    pub iface: String,
+    /// A BPF expression, as for tcpdump.
+    pub filter: String,
+    pub snaplen: i32,
+    /// Kernel buffer in bytes: bursts beyond it are dropped by the kernel.
+    pub buffer_size: i32,
+    pub promisc: bool,
+    /// Also write every captured packet to this pcap file.
+    pub write: Option<std::path::PathBuf>,
+}
+
+impl LiveOptions {
+    pub fn new(iface: &str) -> LiveOptions {
+        LiveOptions {
+            iface: iface.to_string(),
+            filter: "tcp".to_string(),
+            snaplen: 262_144,
+            buffer_size: 64 << 20,
+            promisc: true,
+            write: None,
+        }
+    }
+}
+
+/// libpcap's own counters for a live capture.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LiveStats {
+    pub received: u32,
+    pub dropped_by_kernel: u32,
+    pub dropped_by_interface: u32,
+}
+
+/// How long a live read waits before giving the caller a chance to stop.
+const LIVE_POLL: Duration = Duration::from_millis(100);
 
 /// Where packets come from. Only files exist for now; a live interface will
 /// be another `Kind` behind the same `next_packet` API.
@@ -48,11 +108,18 @@ pub struct Source {
     /// Packets returned so far, so errors can name the packet they hit.
     count: u64,
     done: bool,
+    /// Live only: where `-w` writes each packet.
+    savefile: Option<Savefile>,
+    /// Live only: set (e.g. by Ctrl-C) to end the capture.
+    stop: Option<Arc<AtomicBool>>,
+    /// Live only: the capture ends at this instant.
+    deadline: Option<Instant>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     File,
+    Live,
 }
 
 impl std::fmt::Debug for Source {
@@ -90,7 +157,100 @@ impl Source {
             linktype,
             count: 0,
             done: false,
+            savefile: None,
+            stop: None,
+            deadline: None,
         })
+    }
+
+    /// Opens an interface for live capture with a BPF filter, optionally writing a pcap file.
+    pub fn open_live(opts: &LiveOptions) -> Result<Source, CaptureError> {
+        let iface = opts.iface.clone();
+        let classify = |e: pcap::Error| {
+            let reason = pcap_reason(&e);
+            let lower = reason.to_lowercase();
+            if lower.contains("permission") || lower.contains("not permitted") {
+                CaptureError::Permission {
+                    iface: iface.clone(),
+                    reason,
+                }
+            } else if lower.contains("no such device") || lower.contains("doesn't exist") {
+                CaptureError::NoSuchInterface {
+                    iface: iface.clone(),
+                    available: interface_names(),
+                }
+            } else {
+                CaptureError::Open { reason }
+            }
+        };
+        let cap = Capture::from_device(opts.iface.as_str())
+            .map_err(classify)?
+            .promisc(opts.promisc)
+            .snaplen(opts.snaplen)
+            .buffer_size(opts.buffer_size)
+            .timeout(LIVE_POLL.as_millis() as i32)
+            .immediate_mode(true)
+            .precision(Precision::Nano)
+            .open()
+            .map_err(classify)?;
+        let mut cap: Capture<dyn Activated> = cap.into();
+        cap.filter(&opts.filter, true)
+            .map_err(|e| CaptureError::Filter {
+                filter: opts.filter.clone(),
+                reason: pcap_reason(&e),
+            })?;
+        let savefile = match &opts.write {
+            Some(path) => Some(cap.savefile(path).map_err(|e| CaptureError::Write {
+                path: path.display().to_string(),
+                reason: pcap_reason(&e),
+            })?),
+            None => None,
+        };
+        let linktype = cap.get_datalink().0;
+        Ok(Source {
+            cap,
+            kind: Kind::Live,
+            linktype,
+            count: 0,
+            done: false,
+            savefile,
+            stop: None,
+            deadline: None,
+        })
+    }
+
+    /// Ends a live capture when `flag` is set (checked at least every 100 ms).
+    pub fn stop_when(&mut self, flag: Arc<AtomicBool>) {
+        self.stop = Some(flag);
+    }
+
+    /// Ends a live capture after `d`.
+    pub fn stop_after(&mut self, d: Duration) {
+        self.deadline = Some(Instant::now() + d);
+    }
+
+    /// libpcap's counters, for live captures.
+    pub fn live_stats(&mut self) -> Option<LiveStats> {
+        if self.kind != Kind::Live {
+            return None;
+        }
+        let s = self.cap.stats().ok()?;
+        Some(LiveStats {
+            received: s.received,
+            dropped_by_kernel: s.dropped,
+            dropped_by_interface: s.if_dropped,
+        })
+    }
+
+    /// Flushes the `-w` file, if any.
+    pub fn flush(&mut self) -> Result<(), CaptureError> {
+        match &mut self.savefile {
+            Some(f) => f.flush().map_err(|e| CaptureError::Write {
+                path: "-w file".into(),
+                reason: pcap_reason(&e),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// Link-layer type of the capture (LINKTYPE_* value).
@@ -110,9 +270,35 @@ impl Source {
         if self.done {
             return None;
         }
-        match self.cap.next_packet() {
+        let live = self.kind == Kind::Live;
+        let Source {
+            cap,
+            savefile,
+            count,
+            done,
+            linktype,
+            stop,
+            deadline,
+            ..
+        } = self;
+        let stopping = || {
+            stop.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+                || deadline.is_some_and(|d| Instant::now() >= d)
+        };
+        if live && stopping() {
+            *done = true;
+            return None;
+        }
+        let next = cap.next_packet();
+        if live && matches!(next, Err(pcap::Error::TimeoutExpired)) {
+            return Some(Err(CaptureError::Idle));
+        }
+        match next {
             Ok(p) => {
-                self.count += 1;
+                if let Some(f) = savefile {
+                    f.write(&p);
+                }
+                *count += 1;
                 let ts_sec = i64::from(p.header.ts.tv_sec);
                 // With Precision::Nano the "usec" field carries nanoseconds.
                 let frac = i64::from(p.header.ts.tv_usec);
@@ -120,19 +306,19 @@ impl Source {
                 Some(Ok(Packet {
                     ts_sec,
                     ts_nsec,
-                    linktype: self.linktype,
+                    linktype: *linktype,
                     caplen: p.header.caplen,
                     origlen: p.header.len,
                     data: p.data,
                 }))
             }
             Err(pcap::Error::NoMorePackets) => {
-                self.done = true;
+                *done = true;
                 None
             }
             Err(e) => {
-                self.done = true;
-                let packet = self.count + 1;
+                *done = true;
+                let packet = *count + 1;
                 let reason = pcap_reason(&e);
                 // libpcap's only signal for a cut record is its message text.
                 if reason.contains("truncated") {
@@ -143,6 +329,13 @@ impl Source {
             }
         }
     }
+}
+
+/// Names of the interfaces libpcap can capture on.
+pub fn interface_names() -> Vec<String> {
+    pcap::Device::list()
+        .map(|l| l.into_iter().map(|d| d.name).collect())
+        .unwrap_or_default()
 }
 
 fn pcap_reason(e: &pcap::Error) -> String {
