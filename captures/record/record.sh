@@ -56,6 +56,7 @@ stop() {
     [[ -n "$pid" ]] || return 0
     if kill -0 "$pid" 2>/dev/null; then
         kill "-$sig" "$pid" 2>/dev/null || true
+        kill -CONT "$pid" 2>/dev/null || true   # in case it was paused (kraft-reelection)
         for ((i = 0; i < 150; i++)); do
             kill -0 "$pid" 2>/dev/null || break
             sleep 0.2
@@ -307,7 +308,9 @@ scenario_kraft_initial_election() {
 
 # kraft-reelection: crash the leader (SIGKILL), let the other two elect a new one
 # and restart the crashed node; then stop the new leader cleanly (SIGTERM, so it
-# resigns with EndQuorumEpoch), and restart that one too.
+# resigns with EndQuorumEpoch), and restart that one too; then pause a follower
+# (SIGSTOP), crash and restart the leader so the other two elect without it, and
+# resume the follower (SIGCONT) with its stale epoch.
 scenario_kraft_reelection() {
     ensure_quorum
     local le old epoch new
@@ -335,6 +338,22 @@ scenario_kraft_reelection() {
     start_node "c$old"
     le="$(wait_leader 90 "$epoch" 1 2 3)"
     log "c$old rejoined: leader ${le% *} epoch ${le#* }"
+    sleep 2
+    # A follower that sleeps through an election wakes up with a stale epoch.
+    local lead="$new" paused other id
+    for id in 1 2 3; do [[ "$id" != "$lead" ]] && paused="$id" && break; done
+    for id in 1 2 3; do [[ "$id" != "$lead" && "$id" != "$paused" ]] && other="$id"; done
+    log "pausing follower c$paused (SIGSTOP), crashing leader c$lead (epoch $epoch)"
+    kill -STOP "${PIDS[c$paused]}"
+    stop "c$lead" KILL
+    sleep 2
+    start_node "c$lead"
+    le="$(wait_leader 90 $((epoch + 1)) "$lead" "$other")"
+    log "leader ${le% *} at epoch ${le#* } without c$paused; resuming c$paused (SIGCONT)"
+    epoch="${le#* }"
+    kill -CONT "${PIDS[c$paused]}"
+    le="$(wait_leader 90 "$epoch" 1 2 3)"
+    log "c$paused caught up: leader ${le% *} epoch ${le#* }"
     sleep 2
     capture_stop
 }
