@@ -1,0 +1,473 @@
+#!/usr/bin/env bash
+# Records kwire's fixture captures from a real Apache Kafka 4.4.0 KRaft cluster
+# (3 controllers + 1 broker, all on 127.0.0.1) with tcpdump on lo.
+#
+# usage: record.sh all | SCENARIO... | verify
+#   scenarios: kraft-initial-election kraft-reelection consumer-group-java
+#              transactional-producer consumer-group-kafka-python
+#              consumer-group-librdkafka
+#   env: KWIRE_CTRL_PORTS (default "19301 19302 19303"), KWIRE_BROKER_PORT (19392)
+#
+# Writes captures/<scenario>.pcap; `verify` prints what tshark and Kafka's own
+# parsers find in each capture. Kafka's jars (lib/), the compiled client mains
+# (target/), the Python venv (.venv/) and the cluster's data and logs (run/) all
+# stay in this folder and are git-ignored. Every process started here is tracked
+# by pid and stopped by the EXIT trap.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+OUT="$(cd "$HERE/.." && pwd)"
+RUN="$HERE/run"
+VENV="$HERE/.venv"
+
+read -r -a CTRL_PORTS <<<"${KWIRE_CTRL_PORTS:-19301 19302 19303}"
+BROKER_PORT="${KWIRE_BROKER_PORT:-19392}"
+BROKER_ID=4
+# A fixed cluster id (base64url of the 16 bytes "kwire-captures01") keeps runs alike.
+CLUSTER_ID="a3dpcmUtY2FwdHVyZXMwMQ"
+TOPIC="kwire-demo"
+# Client library versions installed into the venv.
+KAFKA_PYTHON_VERSION="3.0.12"
+CONFLUENT_KAFKA_VERSION="2.16.1"
+# Small heaps: the machine has 2 cores shared with compilers.
+JVM_OPTS=(-Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1
+          -Djava.awt.headless=true "-Dlog4j2.configurationFile=$HERE/log4j2.properties")
+
+SCENARIOS=(kraft-initial-election kraft-reelection consumer-group-java
+           transactional-producer consumer-group-kafka-python consumer-group-librdkafka)
+
+usage() {
+    echo "usage: $(basename "$0") all | SCENARIO... | verify" >&2
+    echo "  scenarios: ${SCENARIOS[*]}" >&2
+    exit 2
+}
+
+log() { echo "[record $(date +%H:%M:%S)] $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# ---------------------------------------------------------------- processes
+declare -A PIDS=()   # name -> pid of every process this script started
+CAPTURE=""           # name of the capture tcpdump is writing
+
+# stop NAME [SIGNAL]: signal one tracked process and wait (bounded) for it to go.
+stop() {
+    local name="$1" sig="${2:-TERM}" pid i
+    pid="${PIDS[$name]:-}"
+    [[ -n "$pid" ]] || return 0
+    if kill -0 "$pid" 2>/dev/null; then
+        kill "-$sig" "$pid" 2>/dev/null || true
+        kill -CONT "$pid" 2>/dev/null || true   # in case it was paused (kraft-reelection)
+        for ((i = 0; i < 150; i++)); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.2
+        done
+        if kill -0 "$pid" 2>/dev/null; then
+            log "$name (pid $pid) ignored SIG$sig for 30 s, sending SIGKILL"
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
+    fi
+    wait "$pid" 2>/dev/null || true
+    unset "PIDS[$name]"
+}
+
+running() {
+    local pid="${PIDS[$1]:-}"
+    [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null
+}
+
+cleanup() {
+    local rc=$? name
+    trap - EXIT INT TERM
+    # tcpdump first (SIGINT flushes the file), then clients, broker, controllers.
+    for name in tcpdump client broker c3 c2 c1; do
+        if [[ -n "${PIDS[$name]:-}" ]]; then
+            [[ "$name" == tcpdump ]] && stop "$name" INT || stop "$name" TERM
+        fi
+    done
+    for name in "${!PIDS[@]}"; do stop "$name" TERM; done
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------- setup
+setup_java() {
+    local stamp="$HERE/lib/.built"
+    if [[ ! -f "$stamp" || -n "$(find "$HERE/pom.xml" "$HERE/src" -newer "$stamp" -print -quit)" ]]; then
+        log "fetching Kafka 4.4.0 into lib/ and compiling the client mains"
+        (cd "$HERE" && mvn -q -B package)
+        touch "$stamp"
+    fi
+}
+
+setup_python() {
+    if [[ ! -x "$VENV/bin/python" ]]; then
+        log "creating the Python venv in .venv/"
+        python3 -m venv "$VENV"
+    fi
+    if ! "$VENV/bin/python" -c "import kafka, confluent_kafka" 2>/dev/null; then
+        "$VENV/bin/pip" install -q "kafka-python==$KAFKA_PYTHON_VERSION" \
+            "confluent-kafka==$CONFLUENT_KAFKA_VERSION"
+    fi
+}
+
+port_free() { ! ss -Hltn "sport = :$1" | grep -q .; }
+
+# wait_listen PORT SECONDS: until something listens on 127.0.0.1:PORT.
+wait_listen() {
+    local port="$1" secs="$2" i
+    for ((i = 0; i < secs * 5; i++)); do
+        ss -Hltn "sport = :$port" | grep -q . && return 0
+        sleep 0.2
+    done
+    die "nothing listens on port $port after ${secs} s (see $RUN/*.log)"
+}
+
+# A plain command (not a function), so that `"${JAVA[@]}" ... &` leaves $! = the JVM's pid.
+JAVA=(java "${JVM_OPTS[@]}" -cp "$HERE/target/classes:$HERE/lib/*")
+
+voters() {
+    local i v=()
+    for i in 1 2 3; do v+=("$i@127.0.0.1:${CTRL_PORTS[$((i - 1))]}"); done
+    (IFS=,; echo "${v[*]}")
+}
+
+# ---------------------------------------------------------------- cluster
+# fresh_cluster: new data dirs and configs, storage formatted. Static quorum
+# (controller.quorum.voters), so every node is formatted alike with one command.
+fresh_cluster() {
+    local id port
+    for port in "${CTRL_PORTS[@]}" "$BROKER_PORT"; do
+        port_free "$port" || die "port $port is taken; set KWIRE_CTRL_PORTS / KWIRE_BROKER_PORT"
+    done
+    rm -rf "$RUN"
+    mkdir -p "$RUN"
+    for id in 1 2 3; do
+        port="${CTRL_PORTS[$((id - 1))]}"
+        cat >"$RUN/c$id.properties" <<EOF
+process.roles=controller
+node.id=$id
+listeners=CONTROLLER://127.0.0.1:$port
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=CONTROLLER:PLAINTEXT
+controller.quorum.voters=$(voters)
+controller.quorum.election.timeout.ms=1000
+controller.quorum.fetch.timeout.ms=2000
+controller.quorum.election.backoff.max.ms=1000
+log.dirs=$RUN/c$id-data
+EOF
+    done
+    cat >"$RUN/broker.properties" <<EOF
+process.roles=broker
+node.id=$BROKER_ID
+listeners=PLAINTEXT://127.0.0.1:$BROKER_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$BROKER_PORT
+inter.broker.listener.name=PLAINTEXT
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+controller.quorum.voters=$(voters)
+log.dirs=$RUN/broker-data
+num.partitions=1
+auto.create.topics.enable=true
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=3
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=3
+group.initial.rebalance.delay.ms=0
+EOF
+    for id in c1 c2 c3 broker; do
+        "${JAVA[@]}" kafka.tools.StorageTool format -t "$CLUSTER_ID" \
+            -c "$RUN/$id.properties" >>"$RUN/format.log" 2>&1 \
+            || die "formatting $id failed (see $RUN/format.log)"
+    done
+    log "formatted cluster $CLUSTER_ID in run/"
+}
+
+# start_node NAME: start controller c1..c3 or the broker from run/NAME.properties.
+start_node() {
+    local name="$1"
+    "${JAVA[@]}" kafka.Kafka "$RUN/$name.properties" >>"$RUN/$name.log" 2>&1 &
+    PIDS[$name]=$!
+    log "started $name (pid ${PIDS[$name]})"
+}
+
+# quorum_state ID: "leaderId leaderEpoch" as controller ID last wrote it to disk.
+quorum_state() {
+    local f="$RUN/c$1-data/__cluster_metadata-0/quorum-state"
+    [[ -f "$f" ]] || { echo "-1 -1"; return; }
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d.get("leaderId",-1), d.get("leaderEpoch",-1))' "$f" 2>/dev/null \
+        || echo "-1 -1"
+}
+
+# wait_leader SECONDS [MIN_EPOCH] [IDS...]: until all listed controllers (default:
+# the running ones) agree on one leader at epoch >= MIN_EPOCH; echoes "leader epoch".
+wait_leader() {
+    local secs="$1" min_epoch="${2:-0}" i id ids=() st leader epoch agree
+    shift 2 || shift $#
+    if (($#)); then ids=("$@"); else
+        for id in 1 2 3; do running "c$id" && ids+=("$id"); done
+    fi
+    for ((i = 0; i < secs * 5; i++)); do
+        agree=1 leader="" epoch=""
+        for id in "${ids[@]}"; do
+            st="$(quorum_state "$id")"
+            if [[ "$st" == "-1 "* ]] || ((${st#* } < min_epoch)) \
+                || [[ -n "$leader" && "$st" != "$leader $epoch" ]]; then
+                agree=0; break
+            fi
+            leader="${st% *}" epoch="${st#* }"
+        done
+        if ((agree)) && [[ -n "$leader" ]]; then echo "$leader $epoch"; return 0; fi
+        sleep 0.2
+    done
+    die "controllers ${ids[*]} agreed on no leader (epoch >= $min_epoch) in ${secs} s"
+}
+
+start_quorum() {
+    start_node c1; start_node c2; start_node c3
+    local le; le="$(wait_leader 90 1 1 2 3)"
+    log "quorum up: leader ${le% *} at epoch ${le#* }"
+}
+
+ensure_quorum() {
+    if running c1 && running c2 && running c3; then return 0; fi
+    [[ -z "${PIDS[c1]:-}${PIDS[c2]:-}${PIDS[c3]:-}" ]] || die "a controller died (see $RUN/c*.log)"
+    fresh_cluster
+    start_quorum
+}
+
+start_broker() {
+    start_node broker
+    wait_listen "$BROKER_PORT" 90
+    log "broker listens on 127.0.0.1:$BROKER_PORT"
+}
+
+ensure_broker() {
+    ensure_quorum
+    running broker || start_broker
+}
+
+# ---------------------------------------------------------------- capture
+# capture_start NAME PORT...: tcpdump on lo, full packets, only those ports.
+capture_start() {
+    local name="$1" filter="" port i; shift
+    for port in "$@"; do filter+="${filter:+ or }port $port"; done
+    CAPTURE="$name"
+    rm -f "$OUT/$name.pcap"
+    : >"$RUN/tcpdump-$name.log"
+    # -U writes each packet at once; -c bounds the file whatever happens.
+    tcpdump -i lo -s 0 -U -c 20000 -w "$OUT/$name.pcap" "tcp and ($filter)" \
+        >"$RUN/tcpdump-$name.log" 2>&1 &
+    PIDS[tcpdump]=$!
+    for ((i = 0; i < 50; i++)); do
+        grep -q "listening on" "$RUN/tcpdump-$name.log" && break
+        running tcpdump || die "tcpdump failed: $(cat "$RUN/tcpdump-$name.log")"
+        sleep 0.2
+    done
+    log "capturing $name.pcap (tcp and ($filter))"
+}
+
+capture_stop() {
+    sleep 1   # let the last answers and ACKs land
+    stop tcpdump INT
+    log "$CAPTURE.pcap: $(grep -h 'packets captured' "$RUN/tcpdump-$CAPTURE.log" || true)"
+}
+
+# run_client SECONDS CMD...: one client process in the foreground, bounded in time.
+run_client() {
+    local secs="$1" i; shift
+    "$@" >>"$RUN/clients.log" 2>&1 &
+    PIDS[client]=$!
+    for ((i = 0; i < secs * 5; i++)); do
+        running client || break
+        sleep 0.2
+    done
+    if running client; then
+        stop client TERM
+        die "client $1 did not finish in ${secs} s (see $RUN/clients.log)"
+    fi
+    local rc=0
+    wait "${PIDS[client]}" || rc=$?
+    unset "PIDS[client]"
+    ((rc == 0)) || die "client $* exited $rc (see $RUN/clients.log)"
+    tail -n 1 "$RUN/clients.log" >&2
+}
+
+# ---------------------------------------------------------------- scenarios
+# kraft-initial-election: capture the controller ports from before the first
+# controller starts until all three agree on a leader and have fetched a while.
+scenario_kraft_initial_election() {
+    stop broker; stop c1; stop c2; stop c3
+    fresh_cluster
+    capture_start kraft-initial-election "${CTRL_PORTS[@]}"
+    start_quorum
+    sleep 3
+    capture_stop
+}
+
+# kraft-reelection: crash the leader (SIGKILL), let the other two elect a new one
+# and restart the crashed node; then stop the new leader cleanly (SIGTERM, so it
+# resigns with EndQuorumEpoch), and restart that one too; then pause a follower
+# (SIGSTOP), crash and restart the leader so the other two elect without it, and
+# resume the follower (SIGCONT) with its stale epoch.
+scenario_kraft_reelection() {
+    ensure_quorum
+    local le old epoch new
+    le="$(wait_leader 60 1)"
+    old="${le% *}" epoch="${le#* }"
+    capture_start kraft-reelection "${CTRL_PORTS[@]}"
+    sleep 2
+    log "crashing leader c$old (epoch $epoch) with SIGKILL"
+    stop "c$old" KILL
+    le="$(wait_leader 60 $((epoch + 1)))"
+    new="${le% *}" epoch="${le#* }"
+    log "new leader c$new at epoch $epoch; restarting c$old"
+    sleep 2
+    start_node "c$old"
+    le="$(wait_leader 90 "$epoch" 1 2 3)"
+    log "c$old rejoined: leader ${le% *} epoch ${le#* }"
+    sleep 2
+    old="$new"
+    log "stopping leader c$old (epoch $epoch) with SIGTERM"
+    stop "c$old" TERM
+    le="$(wait_leader 60 $((epoch + 1)))"
+    new="${le% *}" epoch="${le#* }"
+    log "new leader c$new at epoch $epoch; restarting c$old"
+    sleep 2
+    start_node "c$old"
+    le="$(wait_leader 90 "$epoch" 1 2 3)"
+    log "c$old rejoined: leader ${le% *} epoch ${le#* }"
+    sleep 2
+    # A follower that sleeps through an election wakes up with a stale epoch.
+    local lead="$new" paused other id
+    for id in 1 2 3; do [[ "$id" != "$lead" ]] && paused="$id" && break; done
+    for id in 1 2 3; do [[ "$id" != "$lead" && "$id" != "$paused" ]] && other="$id"; done
+    log "pausing follower c$paused (SIGSTOP), crashing leader c$lead (epoch $epoch)"
+    kill -STOP "${PIDS[c$paused]}"
+    stop "c$lead" KILL
+    sleep 2
+    start_node "c$lead"
+    le="$(wait_leader 90 $((epoch + 1)) "$lead" "$other")"
+    log "leader ${le% *} at epoch ${le#* } without c$paused; resuming c$paused (SIGCONT)"
+    epoch="${le#* }"
+    kill -CONT "${PIDS[c$paused]}"
+    le="$(wait_leader 90 "$epoch" 1 2 3)"
+    log "c$paused caught up: leader ${le% *} epoch ${le#* }"
+    sleep 2
+    capture_stop
+}
+
+# consumer-group-java: start the broker under capture and the Java consumer at
+# once, so its first FindCoordinator requests meet a broker without
+# __consumer_offsets (COORDINATOR_NOT_AVAILABLE) before the group forms.
+scenario_consumer_group_java() {
+    ensure_quorum
+    stop broker
+    capture_start consumer-group-java "$BROKER_PORT"
+    start_node broker
+    run_client 120 "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.GroupConsume \
+        "127.0.0.1:$BROKER_PORT" "$TOPIC" kwire-java-group 5 90
+    capture_stop
+}
+
+scenario_transactional_producer() {
+    ensure_broker
+    capture_start transactional-producer "$BROKER_PORT"
+    run_client 120 "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.TxProduce \
+        "127.0.0.1:$BROKER_PORT" "$TOPIC" kwire-txn kwire-txn-group
+    capture_stop
+}
+
+# seed: make sure the topic holds records before a Python client reads them
+# (outside any capture).
+seed() {
+    run_client 90 "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.Produce \
+        "127.0.0.1:$BROKER_PORT" "$TOPIC" 5 kwire-java-seed
+}
+
+scenario_consumer_group_kafka_python() {
+    setup_python
+    ensure_broker
+    seed
+    capture_start consumer-group-kafka-python "$BROKER_PORT"
+    run_client 90 "$VENV/bin/python" "$HERE/clients/kafka_python_consume.py" \
+        "127.0.0.1:$BROKER_PORT" "$TOPIC" kwire-kafka-python-group 5 60
+    capture_stop
+}
+
+scenario_consumer_group_librdkafka() {
+    setup_python
+    ensure_broker
+    seed
+    capture_start consumer-group-librdkafka "$BROKER_PORT"
+    run_client 90 "$VENV/bin/python" "$HERE/clients/librdkafka_consume.py" \
+        "127.0.0.1:$BROKER_PORT" "$TOPIC" kwire-librdkafka-group 5 60
+    capture_stop
+}
+
+# ---------------------------------------------------------------- verify
+# capture_ports NAME: the Kafka server ports a capture was filtered on.
+capture_ports() {
+    case "$1" in
+        kraft-*) echo "${CTRL_PORTS[*]}" ;;
+        *) echo "$BROKER_PORT" ;;
+    esac
+}
+
+# verify: a second and a third opinion on every capture: tshark's Kafka dissector
+# (request/response counts per api key and version, error codes it can read) and
+# Kafka's own parsers (target/classes kwire.record.Verify). Prints to stdout.
+verify() {
+    local s f port ports dargs
+    command -v tshark >/dev/null || die "tshark is missing (apt-get install -y tshark)"
+    for s in "${SCENARIOS[@]}"; do
+        f="$OUT/$s.pcap"
+        [[ -f "$f" ]] || { echo "== $s.pcap: missing"; continue; }
+        read -r -a ports <<<"$(capture_ports "$s")"
+        dargs=()
+        for port in "${ports[@]}"; do dargs+=(-d "tcp.port==$port,kafka"); done
+        echo "== $s.pcap ($(stat -c %s "$f") bytes, $(tshark -r "$f" 2>/dev/null | wc -l) packets)"
+        echo "-- tshark $(tshark -v 2>/dev/null | head -n 1 | awk '{print $3}'): -Y kafka, count api_key/vN"
+        tshark -r "$f" "${dargs[@]}" -Y kafka -T fields -e frame.number \
+            -e kafka.request_key -e kafka.api_version -e kafka.correlation_id \
+            -e kafka.response_key -e kafka.response.version -e kafka.error 2>/dev/null \
+            | awk -F'\t' '
+                { n = split($2, k, ","); split($3, v, ",");
+                  for (i = 1; i <= n; i++) req[k[i] "/v" v[i]]++;
+                  n = split($5, k, ","); split($6, v, ",");
+                  for (i = 1; i <= n; i++) rsp[k[i] "/v" v[i]]++;
+                  n = split($7, e, ",");
+                  for (i = 1; i <= n; i++) if (e[i] != 0) err[$5 " error " e[i]]++ }
+                END { for (x in req) print "  request  " x ": " req[x];
+                      for (x in rsp) print "  response " x ": " rsp[x];
+                      for (x in err) print "  response " x ": " err[x] }' | sort -V
+        echo "-- kafka-clients 4.4.0 parsers:"
+        "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.Verify "$f" "${ports[@]}" | sed 's/^/  /'
+    done
+}
+
+# ---------------------------------------------------------------- main
+(($#)) || usage
+if [[ "$1" == verify ]]; then
+    (($# == 1)) || usage
+    setup_java
+    verify
+    exit 0
+fi
+if [[ "$1" == all ]]; then
+    (($# == 1)) || usage
+    set -- "${SCENARIOS[@]}"
+fi
+for s in "$@"; do
+    [[ " ${SCENARIOS[*]} " == *" $s "* ]] || usage
+done
+command -v tcpdump >/dev/null || die "tcpdump is missing (apt-get install -y tcpdump)"
+command -v java >/dev/null || die "java is missing"
+command -v mvn >/dev/null || die "mvn is missing"
+setup_java
+for s in "$@"; do
+    log "=== $s"
+    "scenario_${s//-/_}"
+done
+log "all done; the cluster is stopped by the exit trap"

@@ -1,0 +1,360 @@
+package kwire.record;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.VoteRequestData;
+import org.apache.kafka.common.message.VoteResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.FindCoordinatorRequest;
+import org.apache.kafka.common.requests.FindCoordinatorResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.VoteRequest;
+import org.apache.kafka.common.requests.VoteResponse;
+
+/**
+ * A second opinion on a capture from Kafka's own parsers: reads a pcap
+ * (Ethernet or Linux cooked, IPv4, TCP), puts each TCP direction back in order,
+ * cuts it into size-prefixed Kafka frames, parses requests with
+ * kafka-clients' RequestHeader/AbstractRequest and responses with
+ * AbstractResponse (matched by correlation id on the same connection), and prints
+ * counts per API and version, the errors each response carries, and one line per
+ * Vote and FindCoordinator exchange.
+ *
+ * <p>Usage: Verify FILE.pcap SERVER_PORT...
+ */
+public final class Verify {
+    private Verify() {}
+
+    /** One direction of one TCP connection; sequence numbers relative to the first one seen. */
+    private static final class Flow {
+        Long base;                                  // absolute sequence number of rel. 0
+        boolean sawSyn;
+        final TreeMap<Long, byte[]> segs = new TreeMap<>();
+        final TreeMap<Long, Integer> frameOfSeq = new TreeMap<>(); // rel. seq -> pcap frame number
+
+        void syn(long seq) {
+            base = seq;
+            sawSyn = true;
+        }
+
+        void add(long seq, byte[] data, int frame) {
+            if (data.length == 0) {
+                return;
+            }
+            if (base == null) {
+                base = seq;
+            }
+            long rel = (seq - base) & 0xffffffffL;
+            segs.putIfAbsent(rel, data);
+            frameOfSeq.putIfAbsent(rel, frame);
+        }
+    }
+
+    private record Conn(int clientPort, int serverPort) {}
+
+    private record Frame(int pcapFrame, ByteBuffer bytes) {}
+
+    public static void main(String[] args) throws IOException {
+        if (args.length < 2) {
+            System.err.println("usage: Verify FILE.pcap SERVER_PORT...");
+            System.exit(2);
+        }
+        Set<Integer> serverPorts = new java.util.HashSet<>();
+        for (int i = 1; i < args.length; i++) {
+            serverPorts.add(Integer.parseInt(args[i]));
+        }
+        Map<Conn, Flow[]> conns = new LinkedHashMap<>();
+        readPcap(Path.of(args[0]), serverPorts, conns);
+
+        Map<String, Integer> requests = new TreeMap<>();
+        Map<String, Integer> responses = new TreeMap<>();
+        Map<String, Integer> errors = new TreeMap<>();
+        List<String> details = new ArrayList<>();
+        int unparsed = 0;
+        int unmatched = 0;
+        int skippedBytes = 0;
+
+        for (Map.Entry<Conn, Flow[]> e : conns.entrySet()) {
+            Map<Integer, RequestHeader> pending = new HashMap<>();
+            Map<Integer, AbstractRequest> pendingBody = new HashMap<>();
+            int[] skipped = new int[1];
+            List<Frame> reqFrames = frames(e.getValue()[0], skipped);
+            List<Frame> rspFrames = frames(e.getValue()[1], skipped);
+            skippedBytes += skipped[0];
+            for (Frame f : reqFrames) {
+                try {
+                    RequestHeader h = RequestHeader.parse(f.bytes());
+                    String name = h.apiKey().name + " v" + h.apiVersion();
+                    requests.merge(name, 1, Integer::sum);
+                    pending.put(h.correlationId(), h);
+                    AbstractRequest body = AbstractRequest.parseRequest(
+                        h.apiKey(), h.apiVersion(), new ByteBufferAccessor(f.bytes())).request;
+                    pendingBody.put(h.correlationId(), body);
+                    String d = describeRequest(body);
+                    if (d != null) {
+                        details.add(String.format("#%d %s req corr=%d client=%s %s",
+                            f.pcapFrame(), name, h.correlationId(), h.clientId(), d));
+                    }
+                } catch (RuntimeException ex) {
+                    unparsed++;
+                    details.add("#" + f.pcapFrame() + " request not parsed: " + ex);
+                }
+            }
+            for (Frame f : rspFrames) {
+                int corr = f.bytes().duplicate().getInt();
+                RequestHeader h = pending.get(corr);
+                if (h == null) {
+                    unmatched++;
+                    continue;
+                }
+                String name = h.apiKey().name + " v" + h.apiVersion();
+                try {
+                    AbstractResponse rsp = parseResponse(f.bytes(), h);
+                    responses.merge(name, 1, Integer::sum);
+                    for (Map.Entry<Errors, Integer> err : rsp.errorCounts().entrySet()) {
+                        if (err.getKey() != Errors.NONE) {
+                            errors.merge(h.apiKey().name + " " + err.getKey().name(),
+                                err.getValue(), Integer::sum);
+                        }
+                    }
+                    String d = describeResponse(rsp);
+                    if (d != null) {
+                        details.add(String.format("#%d %s rsp corr=%d %s",
+                            f.pcapFrame(), name, corr, d));
+                    }
+                } catch (RuntimeException ex) {
+                    unparsed++;
+                    details.add("#" + f.pcapFrame() + " " + name + " response not parsed: " + ex);
+                }
+            }
+        }
+
+        System.out.println("file: " + args[0]);
+        System.out.println("tcp connections: " + conns.size());
+        System.out.println("requests (api vN: count): " + fmt(requests));
+        System.out.println("responses matched: " + fmt(responses));
+        System.out.println("errors in responses: " + (errors.isEmpty() ? "none" : fmt(errors)));
+        System.out.println("unparsed frames: " + unparsed + ", responses without their request in the capture: "
+            + unmatched + ", bytes before the first frame boundary of mid-stream connections: " + skippedBytes);
+        details.sort((a, b) -> Integer.compare(frameNo(a), frameNo(b)));
+        for (String d : details) {
+            System.out.println("  " + d);
+        }
+    }
+
+    private static int frameNo(String s) {
+        return Integer.parseInt(s.substring(1, s.indexOf(' ')));
+    }
+
+    private static String fmt(Map<String, Integer> m) {
+        return m.entrySet().stream().map(x -> x.getKey() + ": " + x.getValue())
+            .collect(Collectors.joining(", "));
+    }
+
+    private static AbstractResponse parseResponse(ByteBuffer buf, RequestHeader h) {
+        try {
+            return AbstractResponse.parseResponse(buf.duplicate(), h);
+        } catch (RuntimeException ex) {
+            // A broker answers an ApiVersions request of a version it lacks with v0.
+            if (h.apiKey() == ApiKeys.API_VERSIONS) {
+                return AbstractResponse.parseResponse(buf.duplicate(),
+                    new RequestHeader(ApiKeys.API_VERSIONS, (short) 0, h.clientId(), h.correlationId()));
+            }
+            throw ex;
+        }
+    }
+
+    private static String describeRequest(AbstractRequest body) {
+        if (body instanceof VoteRequest v) {
+            VoteRequestData d = v.data();
+            StringBuilder sb = new StringBuilder("voterId=" + d.voterId());
+            for (VoteRequestData.TopicData t : d.topics()) {
+                for (VoteRequestData.PartitionData p : t.partitions()) {
+                    sb.append(String.format(" candidate=%d epoch=%d preVote=%s lastOffsetEpoch=%d lastOffset=%d",
+                        p.replicaId(), p.replicaEpoch(), p.preVote(), p.lastOffsetEpoch(), p.lastOffset()));
+                }
+            }
+            return sb.toString();
+        }
+        if (body instanceof FindCoordinatorRequest fc) {
+            FindCoordinatorRequestData d = fc.data();
+            String keys = d.coordinatorKeys().isEmpty() ? "key=" + d.key() : "coordinatorKeys=" + d.coordinatorKeys();
+            return "keyType=" + d.keyType() + " " + keys;
+        }
+        return null;
+    }
+
+    private static String describeResponse(AbstractResponse rsp) {
+        if (rsp instanceof VoteResponse v) {
+            VoteResponseData d = v.data();
+            StringBuilder sb = new StringBuilder("error=" + Errors.forCode(d.errorCode()).name());
+            for (VoteResponseData.TopicData t : d.topics()) {
+                for (VoteResponseData.PartitionData p : t.partitions()) {
+                    sb.append(String.format(" partitionError=%s leaderId=%d leaderEpoch=%d voteGranted=%s",
+                        Errors.forCode(p.errorCode()).name(), p.leaderId(), p.leaderEpoch(), p.voteGranted()));
+                }
+            }
+            return sb.toString();
+        }
+        if (rsp instanceof FindCoordinatorResponse fc) {
+            FindCoordinatorResponseData d = fc.data();
+            if (d.coordinators().isEmpty()) {
+                return String.format("error=%s nodeId=%d host=%s port=%d", Errors.forCode(d.errorCode()).name(),
+                    d.nodeId(), d.host(), d.port());
+            }
+            return d.coordinators().stream().map(c -> String.format("[key=%s error=%s nodeId=%d]", c.key(),
+                Errors.forCode(c.errorCode()).name(), c.nodeId())).collect(Collectors.joining(" "));
+        }
+        return null;
+    }
+
+    /**
+     * The in-order bytes of a flow cut into frames. A flow whose SYN was not
+     * captured starts at the first segment from which size prefixes chain up to
+     * the end of the contiguous data.
+     */
+    private static List<Frame> frames(Flow flow, int[] skipped) {
+        List<Frame> out = new ArrayList<>();
+        if (flow.segs.isEmpty()) {
+            return out;
+        }
+        long start = flow.sawSyn ? 1 : flow.segs.firstKey();
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        List<long[]> offsets = new ArrayList<>(); // [offset in all, seq]
+        long next = start;
+        for (Map.Entry<Long, byte[]> s : flow.segs.entrySet()) {
+            long seq = s.getKey();
+            byte[] data = s.getValue();
+            if (seq + data.length <= next) {
+                continue; // retransmission
+            }
+            if (seq > next) {
+                break; // a hole: stop at the contiguous part
+            }
+            int from = (int) (next - seq);
+            offsets.add(new long[] {all.size(), seq + from});
+            all.write(data, from, data.length - from);
+            next = seq + data.length;
+        }
+        byte[] bytes = all.toByteArray();
+        int begin = 0;
+        if (!flow.sawSyn) {
+            begin = -1;
+            for (long[] o : offsets) {
+                if (chains(bytes, (int) o[0])) {
+                    begin = (int) o[0];
+                    break;
+                }
+            }
+            if (begin < 0) {
+                skipped[0] += bytes.length;
+                return out;
+            }
+            skipped[0] += begin;
+        }
+        int pos = begin;
+        while (pos + 4 <= bytes.length) {
+            int len = ByteBuffer.wrap(bytes, pos, 4).getInt();
+            if (len < 0 || pos + 4 + len > bytes.length) {
+                break;
+            }
+            long seq = start + pos;
+            Map.Entry<Long, Integer> fe = flow.frameOfSeq.floorEntry(seq + 4 + len - 1);
+            int frameNo = fe == null ? 0 : fe.getValue();
+            out.add(new Frame(frameNo, ByteBuffer.wrap(bytes, pos + 4, len).slice()));
+            pos += 4 + len;
+        }
+        return out;
+    }
+
+    private static boolean chains(byte[] b, int pos) {
+        int n = 0;
+        while (pos + 4 <= b.length) {
+            int len = ByteBuffer.wrap(b, pos, 4).getInt();
+            if (len < 8 || len > 64 << 20) {
+                return false;
+            }
+            pos += 4 + len;
+            n++;
+        }
+        return n > 0 && pos == b.length;
+    }
+
+    private static void readPcap(Path file, Set<Integer> serverPorts, Map<Conn, Flow[]> conns) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file));
+        int magic = b.order(ByteOrder.BIG_ENDIAN).getInt(0);
+        if (magic == 0xd4c3b2a1 || magic == 0x4d3cb2a1) {
+            b.order(ByteOrder.LITTLE_ENDIAN);
+        } else if (magic != 0xa1b2c3d4 && magic != 0xa1b23c4d) {
+            throw new IOException("not a pcap file (pcapng is not read here)");
+        }
+        int linkType = b.getInt(20);
+        int pos = 24;
+        int frame = 0;
+        while (pos + 16 <= b.limit()) {
+            int incl = b.getInt(pos + 8);
+            int p = pos + 16;
+            int end = p + incl;
+            pos = end;
+            frame++;
+            int ip;
+            int etherType;
+            switch (linkType) {
+                case 1 -> { etherType = Short.toUnsignedInt(b.order(ByteOrder.BIG_ENDIAN).getShort(p + 12)); ip = p + 14; }
+                case 113 -> { etherType = Short.toUnsignedInt(b.order(ByteOrder.BIG_ENDIAN).getShort(p + 14)); ip = p + 16; }
+                default -> throw new IOException("link type " + linkType + " is not read here");
+            }
+            b.order(magic == 0xa1b2c3d4 || magic == 0xa1b23c4d ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+            if (etherType != 0x0800 || (b.get(ip + 9) & 0xff) != 6) {
+                continue;
+            }
+            ByteBuffer be = b.duplicate().order(ByteOrder.BIG_ENDIAN);
+            int ihl = (be.get(ip) & 0x0f) * 4;
+            int ipEnd = Math.min(end, ip + Short.toUnsignedInt(be.getShort(ip + 2)));
+            int tcp = ip + ihl;
+            int sport = Short.toUnsignedInt(be.getShort(tcp));
+            int dport = Short.toUnsignedInt(be.getShort(tcp + 2));
+            long seq = Integer.toUnsignedLong(be.getInt(tcp + 4));
+            int doff = ((be.get(tcp + 12) & 0xf0) >> 4) * 4;
+            int flags = be.get(tcp + 13) & 0xff;
+            boolean toServer = serverPorts.contains(dport);
+            if (!toServer && !serverPorts.contains(sport)) {
+                continue;
+            }
+            Conn c = toServer ? new Conn(sport, dport) : new Conn(dport, sport);
+            Flow[] fl = conns.computeIfAbsent(c, k -> new Flow[] {new Flow(), new Flow()});
+            Flow f = fl[toServer ? 0 : 1];
+            if ((flags & 0x02) != 0) {
+                if (f.base != null) { // the port pair is reused: keep the old connection apart
+                    conns.put(new Conn(-conns.size(), c.serverPort()), fl);
+                    fl = new Flow[] {new Flow(), new Flow()};
+                    conns.put(c, fl);
+                    f = fl[toServer ? 0 : 1];
+                }
+                f.syn(seq);
+            }
+            byte[] data = new byte[Math.max(0, ipEnd - tcp - doff)];
+            be.get(tcp + doff, data);
+            f.add(seq, data, frame);
+        }
+    }
+}
