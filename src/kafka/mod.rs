@@ -373,7 +373,10 @@ fn settle(
     match conn.role {
         Role::Undecided => {}
         Role::NotKafka => {
-            stats.not_kafka += 1;
+            // A connection that carried no byte is neither Kafka nor anything else.
+            if conn.halves.iter().any(|h| !h.buf.is_empty()) {
+                stats.not_kafka += 1;
+            }
             conn.halves = Default::default();
         }
         Role::Client(client) => {
@@ -439,19 +442,20 @@ fn request_start(b: &[u8], max_frame: u32, slack: i16) -> Option<bool> {
     Some(id.iter().all(|c| (0x20..0x7f).contains(c)))
 }
 
-/// Correlation ids of the whole request frames at the start of `b`.
-fn request_corrs(b: &[u8]) -> Vec<i32> {
+/// Correlation ids of the frames at the start of `b`, read at `at` (8 in a
+/// request, after key and version; 4 in a response).
+fn frame_corrs(b: &[u8], at: usize, max_frame: u32) -> Vec<i32> {
     let mut out = Vec::new();
     let mut rest = b;
     while out.len() < ECHO_CANDIDATES {
-        let Some(h) = peek_request_header(rest) else {
+        let Some(size) = frame_size(rest).filter(|&s| s >= 4 && s as u32 <= max_frame) else {
             break;
         };
-        out.push(h.correlation_id);
-        let Some(next) = usize::try_from(h.size)
-            .ok()
-            .and_then(|s| rest.get(s.saturating_add(4)..))
-        else {
+        let Some(corr) = rest.get(at..at + 4).and_then(|c| c.try_into().ok()) else {
+            break;
+        };
+        out.push(i32::from_be_bytes(corr));
+        let Some(next) = rest.get(size as usize + 4..) else {
             break;
         };
         rest = next;
@@ -462,9 +466,10 @@ fn request_corrs(b: &[u8]) -> Vec<i32> {
 /// Settles which side is the client from the first bytes of each direction.
 ///
 /// With a handshake, only the SYN sender can be the client. Without one, a
-/// direction is the client when the other side's first frame answers one of its
+/// direction is the client when a frame from the other side answers one of its
 /// requests: a response alone can look like a request (correlation id 17 reads
-/// as Produce v17), so one-sided evidence is not enough while the other side talks.
+/// as Produce v17), so one-sided evidence is not enough while the other side
+/// talks. The first answers may be to requests sent before the capture began.
 fn decide(conn: &mut Conn, cfg: &KafkaConfig, closing: bool) {
     let [ab, ba] = &conn.halves;
     let max = cfg.max_frame;
@@ -487,24 +492,23 @@ fn decide(conn: &mut Conn, cfg: &KafkaConfig, closing: bool) {
                 continue;
             }
         }
-        match other.buf.get(4..8) {
-            Some(c) => {
-                let first = c.try_into().map_or(i32::MIN, i32::from_be_bytes);
-                if request_corrs(&me.buf).contains(&first) {
-                    conn.role = Role::Client(dir);
-                    return;
-                }
-            }
-            // The other side has said nothing (yet): one-sided, strict evidence only.
-            None if other.buf.is_empty()
-                && (closing || me.buf.len() > cfg.detect_window)
-                && request_start(&me.buf, max, 0) == Some(true) =>
-            {
-                conn.role = Role::Client(dir);
-                return;
-            }
-            None => waiting = true,
+        let asked = frame_corrs(&me.buf, 8, max);
+        if frame_corrs(&other.buf, 4, max)
+            .iter()
+            .any(|c| asked.contains(c))
+        {
+            conn.role = Role::Client(dir);
+            return;
         }
+        // The other side has said nothing: one-sided, strict evidence only.
+        if other.buf.is_empty()
+            && (closing || me.buf.len() > cfg.detect_window)
+            && request_start(&me.buf, max, 0) == Some(true)
+        {
+            conn.role = Role::Client(dir);
+            return;
+        }
+        waiting = true;
     }
     let seen = ab.buf.len() + ba.buf.len();
     if closing || !waiting || seen > 2 * cfg.detect_window {
@@ -980,6 +984,29 @@ mod tests {
             ]
         );
         assert_eq!(stats.paired, 1);
+    }
+
+    #[test]
+    fn mid_stream_answers_to_unseen_requests_do_not_block_detection() {
+        // The first packet seen (so side A) is the server answering corr 16, asked before
+        // the capture began; then B asks corr 17 and A answers it.
+        let (req, resp) = exchange();
+        let mut early = resp.clone();
+        early[4..8].copy_from_slice(&16i32.to_be_bytes());
+        let (got, stats) = run(
+            false,
+            &[(Dir::AtoB, early), (Dir::BtoA, req), (Dir::AtoB, resp)],
+        );
+        let (server, client) = (a(), b());
+        assert_eq!(
+            got,
+            [
+                (Kind::Request, client, Some(17)),
+                (Kind::Response, server, Some(16)),
+                (Kind::Response, server, Some(17))
+            ]
+        );
+        assert_eq!((stats.paired, stats.unpaired_responses), (1, 1));
     }
 
     #[test]
