@@ -126,6 +126,8 @@ struct Half {
     skip_damaged: bool,
     /// Looking for a frame boundary after lost bytes.
     hunting: bool,
+    /// The stream's start was not captured, so its first boundary is looked for, not assumed.
+    unseen_start: bool,
     /// Warnings for the next frame completed in this direction.
     notes: Vec<String>,
     /// Detection ruled this direction out as a request stream.
@@ -186,6 +188,17 @@ impl Sessions {
                 ..
             } => {
                 let role = self.port_role(a, b, syn_seen);
+                let mut halves: [Half; 2] = Default::default();
+                // Without the SYN the first byte may fall inside a request, and a size
+                // read there can swallow the frames after it. Requests carry a header to
+                // check, so that direction hunts for one; a response has nothing to check
+                // until its request is seen, so its first boundary is still assumed.
+                if let (Role::Client(d), false) = (role, syn_seen) {
+                    if let Some(h) = halves.get_mut(idx(d)) {
+                        h.hunting = true;
+                        h.unseen_start = true;
+                    }
+                }
                 self.conns.insert(
                     conn,
                     Conn {
@@ -193,7 +206,7 @@ impl Sessions {
                         a,
                         b,
                         role,
-                        halves: Default::default(),
+                        halves,
                         pending: VecDeque::new(),
                     },
                 );
@@ -534,7 +547,11 @@ fn feed(
         if h.hunting {
             match hunt(rest, kind, pending, cfg.max_frame) {
                 Some(at) => {
-                    stats.resyncs += 1;
+                    // A capture that simply starts at a boundary has lost nothing.
+                    let fresh = std::mem::take(&mut h.unseen_start);
+                    if at > 0 || !fresh {
+                        stats.resyncs += 1;
+                    }
                     stats.skipped_bytes += at as u64;
                     if at > 0 {
                         h.notes.push(format!(
