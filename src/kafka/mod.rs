@@ -383,6 +383,10 @@ impl Sessions {
         let Some(mut conn) = self.conns.remove(&id) else {
             return;
         };
+        // Never recognised before it ended: it was not Kafka after all.
+        if conn.role == Role::Undecided {
+            self.stats.not_kafka += 1;
+        }
         if let Role::Client(cd) = conn.role {
             for d in [cd, cd.reverse()] {
                 flush_cut(&mut conn, d, frame, ts_ns, &mut self.stats, out);
