@@ -671,3 +671,32 @@ fn library_run_reports_a_complete_end() {
         ]
     );
 }
+
+#[test]
+fn mid_stream_start_inside_a_response_resyncs_on_the_next_answer() {
+    let first_resp = fc_resp(1, 1, "orders", 2, "b2", 9092, 0);
+    // Bytes 14.. begin with the null ErrorMessage's length, ff ff: no size prefix.
+    assert_eq!(first_resp[14..16], [0xff, 0xff]);
+    let mut f = flow();
+    f.server_send(&first_resp[14..])
+        .client_send(&fc_req(1, 2, "app", "payments"))
+        .server_send(&fc_resp(1, 2, "payments", 3, "b3", 9092, 0));
+    let file = pcap(&[&f]);
+    let (s, j) = summary_and_json(file.path(), &[]);
+    insta::assert_snapshot!(s);
+    let v = json_lines(&j);
+    assert_eq!(v.len(), 2);
+    assert_eq!(v[1]["request_frame"], 2);
+    // All 14 captured bytes of the first response were passed over, in two packets' time.
+    assert_eq!(
+        v[1]["warnings"],
+        json!([
+            "size prefix -65536 makes no sense here; framing was lost",
+            "resynchronised after skipping 14 bytes of no recognisable frame"
+        ])
+    );
+    let run = run_lib(file.path(), Config::default());
+    assert_eq!(run.stats.kafka.desyncs, 1);
+    assert_eq!(run.stats.kafka.resyncs, 1);
+    assert_eq!(run.stats.kafka.skipped_bytes, first_resp.len() as u64 - 14);
+}

@@ -128,6 +128,8 @@ struct Half {
     hunting: bool,
     /// The stream's start was not captured, so its first boundary is looked for, not assumed.
     unseen_start: bool,
+    /// Bytes thrown away since hunting began, over every packet, for the resync note.
+    hunt_skipped: u64,
     /// Warnings for the next frame completed in this direction.
     notes: Vec<String>,
     /// Detection ruled this direction out as a request stream.
@@ -342,6 +344,8 @@ impl Sessions {
             return;
         };
         if h.hunting {
+            h.hunt_skipped += h.buf.len() as u64;
+            self.stats.skipped_bytes += h.buf.len() as u64;
             h.buf.clear();
             return;
         }
@@ -551,15 +555,17 @@ fn feed(
         if h.hunting {
             match hunt(rest, kind, pending, cfg.max_frame) {
                 Some(at) => {
+                    stats.skipped_bytes += at as u64;
+                    // Earlier packets may have been passed over too, not just `at` bytes of this one.
+                    let skipped = std::mem::take(&mut h.hunt_skipped) + at as u64;
                     // A capture that simply starts at a boundary has lost nothing.
                     let fresh = std::mem::take(&mut h.unseen_start);
-                    if at > 0 || !fresh {
+                    if skipped > 0 || !fresh {
                         stats.resyncs += 1;
                     }
-                    stats.skipped_bytes += at as u64;
-                    if at > 0 {
+                    if skipped > 0 {
                         h.notes.push(format!(
-                            "resynchronised after skipping {at} bytes of no recognisable frame"
+                            "resynchronised after skipping {skipped} bytes of no recognisable frame"
                         ));
                     }
                     pos += at;
@@ -571,6 +577,7 @@ fn feed(
                     let keep = rest.len().min(hunt_keep(kind));
                     let drop = rest.len() - keep;
                     stats.skipped_bytes += drop as u64;
+                    h.hunt_skipped += drop as u64;
                     pos += drop;
                     break;
                 }
@@ -587,6 +594,9 @@ fn feed(
                 "size prefix {size} makes no sense here; framing was lost"
             ));
             h.hunting = true;
+            // The byte the bad prefix started at is passed over.
+            stats.skipped_bytes += 1;
+            h.hunt_skipped += 1;
             pos += 1;
             continue;
         }
