@@ -230,7 +230,10 @@ fn live_decodes_pairs_and_writes_a_replayable_pcap() {
         assert!(m["body"].is_object(), "{m}");
         if m["kind"] == "response" {
             assert_eq!(m["version_source"], "request", "{m}");
-            assert!(m["request_frame"].is_u64() && m["latency_us"].is_i64(), "{m}");
+            assert!(
+                m["request_frame"].is_u64() && m["latency_us"].is_i64(),
+                "{m}"
+            );
         } else {
             assert_eq!(m["version_source"], "header");
         }
@@ -242,7 +245,10 @@ fn live_decodes_pairs_and_writes_a_replayable_pcap() {
     }
     for v in 0..=6 {
         for kind in ["request", "response"] {
-            assert!(versions.contains(&(10, v, kind.into())), "FindCoordinator v{v} {kind}");
+            assert!(
+                versions.contains(&(10, v, kind.into())),
+                "FindCoordinator v{v} {kind}"
+            );
         }
     }
     for v in 0..=2 {
@@ -269,11 +275,21 @@ fn live_decodes_pairs_and_writes_a_replayable_pcap() {
         .find(|m| m["api_key"] == 52 && m["api_version"] == 2 && m["kind"] == "request")
         .expect("Vote v2 request");
     assert_eq!(pre["body"]["Topics"][0]["Partitions"][0]["PreVote"], true);
-    assert!(err.contains("libpcap:"), "stats name libpcap's counters: {err}");
+    assert!(
+        err.contains("libpcap:"),
+        "stats name libpcap's counters: {err}"
+    );
 
     // The written file decodes to exactly the same messages.
     let replay = Command::new(KWIRE)
-        .args(["read", "--format", "json", "-q", "--port", &port.to_string()])
+        .args([
+            "read",
+            "--format",
+            "json",
+            "-q",
+            "--port",
+            &port.to_string(),
+        ])
         .arg(&pcap)
         .output()
         .expect("kwire read");
@@ -301,7 +317,10 @@ fn duration_and_sigint_stop_cleanly() {
 
     let child = start(&["-i", "lo", "-f", &filter]);
     let pid = child.id().to_string();
-    let sent = Command::new("kill").args(["-INT", &pid]).status().expect("kill");
+    let sent = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill");
     assert!(sent.success());
     let (code, _, err) = finish(child, Duration::from_secs(20));
     assert_eq!(code, Some(0), "{err}");
@@ -317,7 +336,10 @@ fn capture_errors_are_one_line_with_a_hint() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no interface \"no-such-iface0\""), "{err}");
-    assert!(err.contains("hint: interfaces here:") && err.contains("lo"), "{err}");
+    assert!(
+        err.contains("hint: interfaces here:") && err.contains("lo"),
+        "{err}"
+    );
     if !can_capture() {
         return;
     }

@@ -3,7 +3,9 @@
 
 pub mod writer;
 
-use pcap::{Activated, Capture, Precision, Savefile};
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use pcap::{Activated, Active, Capture, Precision, Savefile};
+use std::os::fd::AsFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -99,11 +101,10 @@ pub struct LiveStats {
 /// How long a live read waits before giving the caller a chance to stop.
 const LIVE_POLL: Duration = Duration::from_millis(100);
 
-/// Where packets come from. Only files exist for now; a live interface will
-/// be another `Kind` behind the same `next_packet` API.
+/// Where packets come from: a file (or stdin) or a live interface, behind one
+/// `next_packet` API, so the pipeline runs the same way on both.
 pub struct Source {
-    cap: Capture<dyn Activated>,
-    kind: Kind,
+    cap: Cap,
     linktype: i32,
     /// Packets returned so far, so errors can name the packet they hit.
     count: u64,
@@ -116,16 +117,38 @@ pub struct Source {
     deadline: Option<Instant>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    File,
-    Live,
+/// A file is read as libpcap hands it over; a live handle is non-blocking and
+/// polled, because a blocking read on an idle Linux interface may never return.
+enum Cap {
+    File(Capture<dyn Activated>),
+    Live(Capture<Active>),
+}
+
+impl Cap {
+    fn next_packet(&mut self) -> Result<pcap::Packet<'_>, pcap::Error> {
+        match self {
+            Cap::File(c) => c.next_packet(),
+            Cap::Live(c) => {
+                // Wait for the descriptor (bounded) so an idle capture still hands back control.
+                let ready = {
+                    let mut fds = [PollFd::new(c.as_fd(), PollFlags::POLLIN)];
+                    poll(&mut fds, PollTimeout::from(LIVE_POLL.as_millis() as u16))
+                };
+                match ready {
+                    Ok(0) => Err(pcap::Error::TimeoutExpired),
+                    // A signal (Ctrl-C) interrupts poll: report idle so the stop flag is seen.
+                    Err(nix::errno::Errno::EINTR) => Err(pcap::Error::TimeoutExpired),
+                    _ => c.next_packet(),
+                }
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Source")
-            .field("kind", &self.kind)
+            .field("live", &matches!(self.cap, Cap::Live(_)))
             .field("linktype", &self.linktype)
             .field("count", &self.count)
             .finish()
@@ -152,8 +175,7 @@ impl Source {
         let cap: Capture<dyn Activated> = cap.into();
         let linktype = cap.get_datalink().0;
         Ok(Source {
-            cap,
-            kind: Kind::File,
+            cap: Cap::File(cap),
             linktype,
             count: 0,
             done: false,
@@ -183,7 +205,7 @@ impl Source {
                 CaptureError::Open { reason }
             }
         };
-        let cap = Capture::from_device(opts.iface.as_str())
+        let mut cap = Capture::from_device(opts.iface.as_str())
             .map_err(classify)?
             .promisc(opts.promisc)
             .snaplen(opts.snaplen)
@@ -192,8 +214,9 @@ impl Source {
             .immediate_mode(true)
             .precision(Precision::Nano)
             .open()
+            .map_err(classify)?
+            .setnonblock()
             .map_err(classify)?;
-        let mut cap: Capture<dyn Activated> = cap.into();
         cap.filter(&opts.filter, true)
             .map_err(|e| CaptureError::Filter {
                 filter: opts.filter.clone(),
@@ -208,8 +231,7 @@ impl Source {
         };
         let linktype = cap.get_datalink().0;
         Ok(Source {
-            cap,
-            kind: Kind::Live,
+            cap: Cap::Live(cap),
             linktype,
             count: 0,
             done: false,
@@ -231,10 +253,10 @@ impl Source {
 
     /// libpcap's counters, for live captures.
     pub fn live_stats(&mut self) -> Option<LiveStats> {
-        if self.kind != Kind::Live {
+        let Cap::Live(cap) = &mut self.cap else {
             return None;
-        }
-        let s = self.cap.stats().ok()?;
+        };
+        let s = cap.stats().ok()?;
         Some(LiveStats {
             received: s.received,
             dropped_by_kernel: s.dropped,
@@ -270,7 +292,7 @@ impl Source {
         if self.done {
             return None;
         }
-        let live = self.kind == Kind::Live;
+        let live = matches!(self.cap, Cap::Live(_));
         let Source {
             cap,
             savefile,

@@ -126,8 +126,14 @@ struct Half {
     skip_damaged: bool,
     /// Looking for a frame boundary after lost bytes.
     hunting: bool,
+    /// The stream's start was not captured, so its first boundary is looked for, not assumed.
+    unseen_start: bool,
+    /// Bytes thrown away since hunting began, over every packet, for the resync note.
+    hunt_skipped: u64,
     /// Warnings for the next frame completed in this direction.
     notes: Vec<String>,
+    /// While undecided: (bytes, packet number, time) of each chunk in `buf`.
+    arrivals: Vec<(usize, u64, i64)>,
 }
 
 #[derive(Debug)]
@@ -185,6 +191,17 @@ impl Sessions {
                 ..
             } => {
                 let role = self.port_role(a, b, syn_seen);
+                let mut halves: [Half; 2] = Default::default();
+                // Without the SYN the first byte may fall inside a request, and a size
+                // read there can swallow the frames after it. Requests carry a header to
+                // check, so that direction hunts for one; a response has nothing to check
+                // until its request is seen, so its first boundary is still assumed.
+                if let (Role::Client(d), false) = (role, syn_seen) {
+                    if let Some(h) = halves.get_mut(idx(d)) {
+                        h.hunting = true;
+                        h.unseen_start = true;
+                    }
+                }
                 self.conns.insert(
                     conn,
                     Conn {
@@ -193,7 +210,7 @@ impl Sessions {
                         a,
                         b,
                         role,
-                        halves: Default::default(),
+                        halves,
                         pending: VecDeque::new(),
                     },
                 );
@@ -259,9 +276,10 @@ impl Sessions {
             Role::Undecided => {
                 if let Some(h) = conn.halves.get_mut(idx(dir)) {
                     h.buf.extend_from_slice(data);
+                    h.arrivals.push((data.len(), frame, ts_ns));
                 }
                 decide(conn, &self.cfg, false);
-                settle(conn, frame, ts_ns, &self.cfg, &mut self.stats, out);
+                settle(conn, &self.cfg, &mut self.stats, out);
                 return;
             }
             Role::Client(_) => {}
@@ -296,6 +314,8 @@ impl Sessions {
             return;
         };
         if h.hunting {
+            h.hunt_skipped += h.buf.len() as u64;
+            self.stats.skipped_bytes += h.buf.len() as u64;
             h.buf.clear();
             return;
         }
@@ -339,7 +359,7 @@ impl Sessions {
         };
         if conn.role == Role::Undecided {
             decide(&mut conn, &self.cfg, true);
-            settle(&mut conn, frame, ts_ns, &self.cfg, &mut self.stats, out);
+            settle(&mut conn, &self.cfg, &mut self.stats, out);
         }
         if let Role::Client(cd) = conn.role {
             for d in [cd, cd.reverse()] {
@@ -364,8 +384,6 @@ impl Sessions {
 /// After detection: counts the outcome and frames what was buffered meanwhile.
 fn settle(
     conn: &mut Conn,
-    frame: u64,
-    ts_ns: i64,
     cfg: &KafkaConfig,
     stats: &mut KafkaStats,
     out: &mut dyn FnMut(&KafkaFrame<'_>),
@@ -381,14 +399,30 @@ fn settle(
         }
         Role::Client(client) => {
             stats.connections += 1;
-            // Requests first, so their responses find them pending.
+            if !conn.syn_seen {
+                if let Some(h) = conn.halves.get_mut(idx(client)) {
+                    h.hunting = true;
+                    h.unseen_start = true;
+                }
+            }
+            // Replay what arrived while undecided, packet by packet, so every
+            // message keeps the frame and time that completed it.
+            let mut replay = Vec::new();
             for d in [client, client.reverse()] {
-                let buffered = conn
-                    .halves
-                    .get_mut(idx(d))
-                    .map(|h| std::mem::take(&mut h.buf))
-                    .unwrap_or_default();
-                feed(conn, d, &buffered, frame, ts_ns, cfg, stats, out);
+                if let Some(h) = conn.halves.get_mut(idx(d)) {
+                    let buf = std::mem::take(&mut h.buf);
+                    let mut at = 0;
+                    for (len, frame, ts) in std::mem::take(&mut h.arrivals) {
+                        let bytes = buf.get(at..at + len).unwrap_or_default().to_vec();
+                        at += len;
+                        replay.push((frame, ts, d, bytes));
+                    }
+                }
+            }
+            // Stable: within one packet number, requests (pushed first) lead.
+            replay.sort_by_key(|r| r.0);
+            for (frame, ts, d, bytes) in replay {
+                feed(conn, d, &bytes, frame, ts, cfg, stats, out);
             }
         }
     }
@@ -602,11 +636,17 @@ fn feed(
         if h.hunting {
             match hunt(rest, kind, pending, cfg.max_frame) {
                 Some(at) => {
-                    stats.resyncs += 1;
                     stats.skipped_bytes += at as u64;
-                    if at > 0 {
+                    // Earlier packets may have been passed over too, not just `at` bytes of this one.
+                    let skipped = std::mem::take(&mut h.hunt_skipped) + at as u64;
+                    // A capture that simply starts at a boundary has lost nothing.
+                    let fresh = std::mem::take(&mut h.unseen_start);
+                    if skipped > 0 || !fresh {
+                        stats.resyncs += 1;
+                    }
+                    if skipped > 0 {
                         h.notes.push(format!(
-                            "resynchronised after skipping {at} bytes of no recognisable frame"
+                            "resynchronised after skipping {skipped} bytes of no recognisable frame"
                         ));
                     }
                     pos += at;
@@ -618,6 +658,7 @@ fn feed(
                     let keep = rest.len().min(hunt_keep(kind));
                     let drop = rest.len() - keep;
                     stats.skipped_bytes += drop as u64;
+                    h.hunt_skipped += drop as u64;
                     pos += drop;
                     break;
                 }
@@ -634,6 +675,9 @@ fn feed(
                 "size prefix {size} makes no sense here; framing was lost"
             ));
             h.hunting = true;
+            // The byte the bad prefix started at is passed over.
+            stats.skipped_bytes += 1;
+            h.hunt_skipped += 1;
             pos += 1;
             continue;
         }
@@ -724,7 +768,8 @@ fn hunt(b: &[u8], kind: Kind, pending: &VecDeque<Pending>, max_frame: u32) -> Op
     (0..=last).find(|&at| {
         let s = b.get(at..).unwrap_or_default();
         match kind {
-            Kind::Request => request_start(s, max_frame, 0) == Some(true),
+            // Newer clients send versions past the table; detection admits them, so must this.
+            Kind::Request => request_start(s, max_frame, VERSION_SLACK) == Some(true),
             Kind::Response => {
                 let Some(size) = frame_size(s) else {
                     return false;
@@ -973,9 +1018,10 @@ mod tests {
 
     #[test]
     fn without_handshake_the_echoed_correlation_id_decides() {
-        // The response arrives first in the capture and looks like a Produce v17 request.
+        // Both directions start like requests (the answer reads as Produce v17);
+        // only the client's request is echoed back.
         let (req, resp) = exchange();
-        let (got, stats) = run(false, &[(Dir::BtoA, resp), (Dir::AtoB, req)]);
+        let (got, stats) = run(false, &[(Dir::AtoB, req), (Dir::BtoA, resp)]);
         assert_eq!(
             got,
             [
@@ -1000,9 +1046,10 @@ mod tests {
         let (server, client) = (a(), b());
         assert_eq!(
             got,
+            // In capture order, each at the packet that completed it.
             [
-                (Kind::Request, client, Some(17)),
                 (Kind::Response, server, Some(16)),
+                (Kind::Request, client, Some(17)),
                 (Kind::Response, server, Some(17))
             ]
         );
