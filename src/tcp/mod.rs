@@ -322,13 +322,20 @@ impl Reassembler {
         let data_seq = seg.seq.wrapping_add(u32::from(seg.syn));
         let mut ctx = Ctx {
             conn: id,
-            dir,
+            dir: dir.reverse(),
             cfg,
             stats,
             total_buffered,
             out,
             scratch,
         };
+        // What this ACK releases on the other side was sent before this
+        // segment's own data, so it is delivered first (a response must not
+        // overtake the request it answers).
+        if seg.ack_flag {
+            other.on_peer_ack(&mut ctx, seg.ack);
+        }
+        ctx.dir = dir;
         this.accept(
             &mut ctx,
             data_seq,
@@ -336,10 +343,6 @@ impl Reassembler {
             u64::from(seg.payload_len),
             seg.fin,
         );
-        if seg.ack_flag {
-            ctx.dir = dir.reverse();
-            other.on_peer_ack(&mut ctx, seg.ack);
-        }
         let both_done = conn.ab.finished() && conn.ba.finished();
         if seg.rst {
             self.stats.closed_rst += 1;
