@@ -85,7 +85,10 @@ fn main() {
     let (mut port, mut rate, mut seconds, mut conns) = (0u16, 10_000u64, 10u64, 8u64);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
-        let v = args.next().and_then(|v| v.parse::<u64>().ok()).unwrap_or_else(|| usage());
+        let v = args
+            .next()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or_else(|| usage());
         match a.as_str() {
             "--port" => port = v as u16,
             "--rate" => rate = v.max(2),

@@ -304,6 +304,7 @@ struct Printer {
     /// Flush after every message, so a pipe sees each one at once.
     line_flush: bool,
     buf: Vec<u8>,
+    line: String,
     broken: bool,
 }
 
@@ -324,6 +325,7 @@ impl Printer {
             out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
             line_flush,
             buf: Vec::with_capacity(4096),
+            line: String::with_capacity(256),
             broken: false,
         })
     }
@@ -341,8 +343,10 @@ impl Printer {
         self.buf.clear();
         match self.format {
             Format::Summary => {
-                self.buf.extend_from_slice(summary::line(r).as_bytes());
-                self.buf.push(b'\n');
+                self.line.clear();
+                summary::write_line(&mut self.line, r);
+                self.line.push('\n');
+                self.buf.extend_from_slice(self.line.as_bytes());
             }
             Format::Tree => self.buf.extend_from_slice(tree::record(r).as_bytes()),
             Format::Json => json::write_record(&mut self.buf, r),

@@ -1,15 +1,55 @@
 //! One readable line per message, in the manner of tshark's packet list.
 
 use super::escape::escape;
+use crate::codec::apis;
 use crate::codec::errors::error_name;
 use crate::codec::{Kind, Message, Tree, Value};
-use crate::pipeline::{Record, VersionSource, api_label};
+use crate::pipeline::{Record, VersionSource};
 use std::fmt::Write;
 use std::net::SocketAddr;
 
 /// `ip:port`, IPv6 in brackets (as the contract writes addresses).
 pub fn addr(a: &SocketAddr) -> String {
-    a.to_string()
+    let mut s = String::with_capacity(24);
+    push_addr(&mut s, a);
+    s
+}
+
+/// Appends `ip:port`; IPv4 is written by hand because std's Display is a hot spot on big files.
+pub fn push_addr(out: &mut String, a: &SocketAddr) {
+    match a {
+        SocketAddr::V4(v4) => {
+            for (i, o) in v4.ip().octets().iter().enumerate() {
+                if i > 0 {
+                    out.push('.');
+                }
+                push_u64(out, u64::from(*o));
+            }
+            out.push(':');
+            push_u64(out, u64::from(v4.port()));
+        }
+        SocketAddr::V6(_) => {
+            let _ = write!(out, "{a}");
+        }
+    }
+}
+
+fn push_u64(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        if let Some(d) = digits.get_mut(i) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || i == 0 {
+            break;
+        }
+    }
+    for d in digits.iter().skip(i) {
+        out.push(char::from(*d));
+    }
 }
 
 /// A duration in µs, as people read it.
@@ -21,30 +61,57 @@ pub fn latency(us: i64) -> String {
     }
 }
 
-/// The API and version label: `FindCoordinator v6`, `Produce v9`, `? response`.
-pub fn api_version(msg: &Message<'_>) -> String {
-    match (msg.api_key, msg.api_version) {
-        (Some(k), Some(v)) => format!("{} v{v}", api_label(k)),
-        (Some(k), None) => api_label(k),
-        _ => "?".to_string(),
+/// Appends the API and version label: `FindCoordinator v6`, `Produce v9`, `?`.
+fn push_api_version(out: &mut String, msg: &Message<'_>) {
+    match (msg.api_key.map(|k| (k, apis::api_name(k))), msg.api_version) {
+        (Some((_, Some(name))), v) => {
+            out.push_str(name);
+            if let Some(v) = v {
+                let _ = write!(out, " v{v}");
+            }
+        }
+        (Some((k, None)), v) => {
+            let _ = write!(out, "Unknown({k})");
+            if let Some(v) = v {
+                let _ = write!(out, " v{v}");
+            }
+        }
+        (None, _) => out.push('?'),
     }
+}
+
+/// The API and version label: `FindCoordinator v6`, `Produce v9`, `?`.
+pub fn api_version(msg: &Message<'_>) -> String {
+    let mut s = String::new();
+    push_api_version(&mut s, msg);
+    s
 }
 
 /// The whole summary line.
 pub fn line(r: &Record<'_, '_>) -> String {
+    let mut out = String::with_capacity(160);
+    write_line(&mut out, r);
+    out
+}
+
+/// Appends the summary line (without a newline) to `out`.
+pub fn write_line(out: &mut String, r: &Record<'_, '_>) {
     let f = r.frame;
     let m = &r.msg;
     let rel = (f.ts_ns - r.first_ts_ns) as f64 / 1e9;
-    let mut out = format!(
-        "{:>5}  {rel:.6}  {} → {}  {} {:<8} corr={}",
-        f.frame,
-        addr(&f.src),
-        addr(&f.dst),
-        api_version(m),
-        m.kind.as_str(),
-        m.correlation_id
-            .map_or_else(|| "?".into(), |c| c.to_string()),
-    );
+    let _ = write!(out, "{:>5}  {rel:.6}  ", f.frame);
+    push_addr(out, &f.src);
+    out.push_str(" → ");
+    push_addr(out, &f.dst);
+    out.push_str("  ");
+    push_api_version(out, m);
+    let _ = write!(out, " {:<8} corr=", m.kind.as_str());
+    match m.correlation_id {
+        Some(c) => {
+            let _ = write!(out, "{c}");
+        }
+        None => out.push('?'),
+    }
     if r.version_source == Some(VersionSource::Inferred) {
         out.push_str(" (version inferred)");
     }
@@ -60,14 +127,14 @@ pub fn line(r: &Record<'_, '_>) -> String {
     if let Some(e) = &m.error {
         let _ = write!(out, "  !! malformed: {e}");
     }
-    let warnings: Vec<&String> = f.warnings.iter().chain(m.warnings.iter()).collect();
-    if let Some(w) = warnings.first() {
+    let mut warnings = f.warnings.iter().chain(m.warnings.iter());
+    if let Some(w) = warnings.next() {
         let _ = write!(out, "  ! {}", escape(w));
-        if warnings.len() > 1 {
-            let _ = write!(out, " (+{} more)", warnings.len() - 1);
+        let more = warnings.count();
+        if more > 0 {
+            let _ = write!(out, " (+{more} more)");
         }
     }
-    out
 }
 
 /// What the message says, in a few words.
@@ -239,4 +306,23 @@ fn vote_response(t: &Tree<'_>, body: usize) -> String {
         parts.push(error(top));
     }
     parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_print_as_std_does() {
+        for a in [
+            "0.0.0.0:0",
+            "255.255.255.255:65535",
+            "10.0.0.1:9092",
+            "[::1]:9093",
+            "[fe80::1]:1",
+        ] {
+            let sa: SocketAddr = a.parse().unwrap();
+            assert_eq!(addr(&sa), sa.to_string());
+        }
+    }
 }
