@@ -31,6 +31,7 @@ impl Packet<'_> {
     }
 }
 
+/// Why a capture could not be opened or read.
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
     /// The file is missing, unreadable or not a capture libpcap understands.

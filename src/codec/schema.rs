@@ -182,6 +182,7 @@ pub struct MessageSchema {
     pub fields: Vec<Field>,
 }
 
+/// A schema file kwire cannot use.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("schema: {0}")]
 pub struct SchemaError(pub String);

@@ -30,6 +30,7 @@ impl Dir {
     }
 }
 
+/// Why a connection's stream ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CloseReason {
     /// Both directions delivered everything up to their FIN.
@@ -44,6 +45,7 @@ pub enum CloseReason {
     EndOfCapture,
 }
 
+/// What the reassembler reports, per connection and direction, in stream order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StreamEvent<'a> {
     Opened {
