@@ -114,6 +114,9 @@ struct Limits {
     /// Out-of-order bytes buffered over all connections.
     #[arg(long, default_value = "1G", value_parser = parse_size)]
     max_buffer_total: usize,
+    /// Bytes of partial Kafka frames held over all connections.
+    #[arg(long, default_value = "256M", value_parser = parse_size)]
+    max_frames_total: usize,
     /// Out-of-order bytes waited for past a hole before skipping it.
     #[arg(long, default_value = "8M", value_parser = parse_size)]
     gap_window: usize,
@@ -161,6 +164,7 @@ impl OutputArgs {
                 max_frame: u32::try_from(l.max_frame).unwrap_or(u32::MAX),
                 max_buffered_per_direction: l.max_buffer,
                 max_pending_per_connection: l.max_pending.max(1),
+                max_buffered_total: l.max_frames_total,
                 ..KafkaConfig::default()
             },
         }
@@ -473,8 +477,13 @@ fn report(s: &RunStats) {
         )?;
         writeln!(
             e,
-            "  limits: {} connections evicted, {} pending requests dropped, {} holes skipped at a buffer cap, peak {} bytes buffered",
-            t.evicted, k.pending_evicted, t.buffer_limit_skips, t.peak_buffered
+            "  limits: {} connections evicted, {} pending requests dropped, {} holes skipped at a buffer cap, {} frame bytes dropped at the overall cap, peak {} out-of-order and {} partial-frame bytes buffered",
+            t.evicted,
+            k.pending_evicted,
+            t.buffer_limit_skips,
+            k.shed_bytes,
+            t.peak_buffered,
+            k.peak_buffered
         )?;
         writeln!(
             e,

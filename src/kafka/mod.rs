@@ -28,6 +28,9 @@ pub struct KafkaConfig {
     pub max_pending_per_connection: usize,
     /// Bytes looked at to recognise Kafka on an unknown port before giving up.
     pub detect_window: usize,
+    /// Partial-frame bytes held over all connections; past it, the connection
+    /// that grew drops what it holds and resynchronises.
+    pub max_buffered_total: usize,
 }
 
 impl Default for KafkaConfig {
@@ -40,6 +43,7 @@ impl Default for KafkaConfig {
             oversized_head: 64 << 10,
             max_pending_per_connection: 4096,
             detect_window: 64 << 10,
+            max_buffered_total: 256 << 20,
         }
     }
 }
@@ -70,6 +74,10 @@ pub struct KafkaFrame<'a> {
 /// Counters for the end-of-run report.
 #[derive(Clone, Debug, Default)]
 pub struct KafkaStats {
+    /// Bytes of partial frames dropped because `max_buffered_total` was reached.
+    pub shed_bytes: u64,
+    /// Highest partial-frame bytes held at once, all connections.
+    pub peak_buffered: usize,
     pub connections: u64,
     pub not_kafka: u64,
     pub requests: u64,
@@ -159,6 +167,8 @@ pub struct Sessions {
     cfg: KafkaConfig,
     conns: HashMap<ConnId, Conn>,
     stats: KafkaStats,
+    /// Partial-frame bytes held over all connections.
+    buffered: usize,
 }
 
 impl Sessions {
@@ -167,6 +177,7 @@ impl Sessions {
             cfg,
             conns: HashMap::new(),
             stats: KafkaStats::default(),
+            buffered: 0,
         }
     }
 
@@ -176,6 +187,59 @@ impl Sessions {
 
     /// Feeds one stream event from packet `frame`; completed frames go to `out`.
     pub fn on_event(
+        &mut self,
+        frame: u64,
+        ts_ns: i64,
+        ev: StreamEvent<'_>,
+        out: &mut dyn FnMut(&KafkaFrame<'_>),
+    ) {
+        let id = match ev {
+            StreamEvent::Opened { conn, .. }
+            | StreamEvent::Data { conn, .. }
+            | StreamEvent::Gap { conn, .. }
+            | StreamEvent::Conflict { conn, .. }
+            | StreamEvent::Closed { conn, .. } => conn,
+        };
+        let before = self.held(id);
+        self.dispatch(frame, ts_ns, ev, out);
+        self.buffered = self.buffered.saturating_sub(before) + self.held(id);
+        if self.buffered > self.cfg.max_buffered_total {
+            self.shed(id);
+        }
+        self.stats.peak_buffered = self.stats.peak_buffered.max(self.buffered);
+    }
+
+    /// Partial-frame bytes one connection holds.
+    fn held(&self, id: ConnId) -> usize {
+        self.conns
+            .get(&id)
+            .map_or(0, |c| c.halves.iter().map(|h| h.buf.len()).sum())
+    }
+
+    /// Over the overall cap: the connection that grew gives up what it holds.
+    fn shed(&mut self, id: ConnId) {
+        let Some(conn) = self.conns.get_mut(&id) else {
+            return;
+        };
+        for h in conn.halves.iter_mut().filter(|h| !h.buf.is_empty()) {
+            let n = h.buf.len();
+            self.stats.shed_bytes += n as u64;
+            self.buffered = self.buffered.saturating_sub(n);
+            h.buf = Vec::new();
+            h.arrivals.clear();
+            h.skip = 0;
+            h.hunting = true;
+            h.notes.push(format!(
+                "{n} bytes were dropped before this message: the overall buffer limit was reached"
+            ));
+        }
+        if conn.role == Role::Undecided {
+            conn.role = Role::NotKafka;
+            self.stats.not_kafka += 1;
+        }
+    }
+
+    fn dispatch(
         &mut self,
         frame: u64,
         ts_ns: i64,
@@ -1074,6 +1138,50 @@ mod tests {
         let (got, stats) = run(false, &[(Dir::BtoA, resp)]);
         assert!(got.is_empty());
         assert_eq!(stats.not_kafka, 1);
+    }
+
+    #[test]
+    fn partial_frames_are_capped_over_all_connections() {
+        let cfg = KafkaConfig {
+            max_buffered_total: 10_000,
+            ..KafkaConfig::default()
+        };
+        let mut s = Sessions::new(cfg);
+        let mut n = 0;
+        let mut out = |_: &KafkaFrame<'_>| n += 1;
+        // 100 connections, each holding the first 500 bytes of a 1000-byte request.
+        let mut head = 996i32.to_be_bytes().to_vec();
+        head.extend_from_slice(&[0, 10, 0, 0, 0, 0, 0, 1, 0, 1, b'c']);
+        head.resize(500, 0);
+        for i in 0..100u64 {
+            let conn = ConnId(i);
+            let server: SocketAddr = "10.0.0.1:9092".parse().unwrap();
+            let client = SocketAddr::new(a().ip(), 40000 + i as u16);
+            s.on_event(
+                1,
+                0,
+                StreamEvent::Opened {
+                    conn,
+                    a: client,
+                    b: server,
+                    syn_seen: true,
+                    frame: 1,
+                },
+                &mut out,
+            );
+            let ev = StreamEvent::Data {
+                conn,
+                dir: Dir::AtoB,
+                data: &head,
+                stream_offset: 0,
+            };
+            s.on_event(2, 0, ev, &mut out);
+            assert!(s.buffered <= 10_000, "held {} after {i}", s.buffered);
+        }
+        // Twenty fit under the cap; each later one gives up its 500 bytes.
+        assert_eq!(s.stats().shed_bytes, 80 * 500);
+        assert!(s.stats().peak_buffered <= 10_000);
+        assert_eq!(n, 0);
     }
 
     #[test]
