@@ -419,6 +419,13 @@ fn report(s: &RunStats) {
             "kwire: {} packets, {} TCP connections ({} Kafka, {} not Kafka), {total} Kafka messages",
             s.packets, t.connections, k.connections, k.not_kafka
         )?;
+        if k.tls > 0 {
+            writeln!(
+                e,
+                "  {} connections are TLS-encrypted: kwire cannot see inside them",
+                k.tls
+            )?;
+        }
         let mut apis: Vec<String> = Vec::new();
         let mut last = String::new();
         for ((api, kind), count) in &s.messages {

@@ -80,6 +80,8 @@ pub struct KafkaStats {
     pub peak_buffered: usize,
     pub connections: u64,
     pub not_kafka: u64,
+    /// Connections whose first bytes are a TLS record (Kafka over TLS cannot be dissected).
+    pub tls: u64,
     pub requests: u64,
     pub responses: u64,
     pub paired: u64,
@@ -148,6 +150,8 @@ struct Half {
 struct Conn {
     id: ConnId,
     syn_seen: bool,
+    /// No byte seen yet.
+    fresh: bool,
     a: SocketAddr,
     b: SocketAddr,
     role: Role,
@@ -271,6 +275,7 @@ impl Sessions {
                     Conn {
                         id: conn,
                         syn_seen,
+                        fresh: true,
                         a,
                         b,
                         role,
@@ -335,6 +340,15 @@ impl Sessions {
         let Some(conn) = self.conns.get_mut(&id) else {
             return;
         };
+        if std::mem::take(&mut conn.fresh) && is_tls(data) {
+            // Kafka over TLS: nothing to dissect, but say so instead of reporting lost framing.
+            if matches!(conn.role, Role::Client(_)) {
+                self.stats.connections = self.stats.connections.saturating_sub(1);
+            }
+            conn.role = Role::NotKafka;
+            self.stats.tls += 1;
+            return;
+        }
         match conn.role {
             Role::NotKafka => return,
             Role::Undecided => {
@@ -490,6 +504,11 @@ fn settle(
             }
         }
     }
+}
+
+/// A TLS handshake record: content type 22, protocol major version 3.
+fn is_tls(b: &[u8]) -> bool {
+    matches!(b, [0x16, 0x03, minor, ..] if *minor <= 4)
 }
 
 fn record_unanswered(stats: &mut KafkaStats, p: &Pending) {
@@ -1182,6 +1201,40 @@ mod tests {
         assert_eq!(s.stats().shed_bytes, 80 * 500);
         assert!(s.stats().peak_buffered <= 10_000);
         assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn tls_on_a_kafka_port_is_named_not_desynced() {
+        let mut s = Sessions::new(KafkaConfig::default());
+        let mut n = 0;
+        let mut out = |_: &KafkaFrame<'_>| n += 1;
+        let conn = ConnId(1);
+        let server: SocketAddr = "10.0.0.1:9093".parse().unwrap();
+        s.on_event(
+            1,
+            0,
+            StreamEvent::Opened {
+                conn,
+                a: a(),
+                b: server,
+                syn_seen: true,
+                frame: 1,
+            },
+            &mut out,
+        );
+        let hello = [
+            0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03,
+        ];
+        let ev = StreamEvent::Data {
+            conn,
+            dir: Dir::AtoB,
+            data: &hello,
+            stream_offset: 0,
+        };
+        s.on_event(2, 0, ev, &mut out);
+        assert_eq!(n, 0);
+        let st = s.stats();
+        assert_eq!((st.tls, st.connections, st.desyncs), (1, 0, 0));
     }
 
     #[test]
