@@ -6,18 +6,22 @@
 #   scenarios: kraft-initial-election kraft-reelection consumer-group-java
 #              transactional-producer consumer-group-kafka-python
 #              consumer-group-librdkafka
-#   env: KWIRE_CTRL_PORTS (default "19301 19302 19303"), KWIRE_BROKER_PORT (19392)
+#   env: KWIRE_CTRL_PORTS (default "19301 19302 19303"), KWIRE_BROKER_PORT (19392),
+#        KWIRE_RUN_DIR (default run/ here: the cluster's configs, data and logs)
 #
 # Writes captures/<scenario>.pcap; `verify` prints what tshark and Kafka's own
 # parsers find in each capture. Kafka's jars (lib/), the compiled client mains
 # (target/), the Python venv (.venv/) and the cluster's data and logs (run/) all
 # stay in this folder and are git-ignored. Every process started here is tracked
 # by pid and stopped by the EXIT trap.
+#
+# Sourced (as e2e.sh does), it only defines the settings and functions and sets
+# the EXIT trap; the main part below runs only when the script is executed.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OUT="$(cd "$HERE/.." && pwd)"
-RUN="$HERE/run"
+RUN="${KWIRE_RUN_DIR:-$HERE/run}"
 VENV="$HERE/.venv"
 
 read -r -a CTRL_PORTS <<<"${KWIRE_CTRL_PORTS:-19301 19302 19303}"
@@ -448,26 +452,32 @@ verify() {
 }
 
 # ---------------------------------------------------------------- main
-(($#)) || usage
-if [[ "$1" == verify ]]; then
-    (($# == 1)) || usage
+main() {
+    (($#)) || usage
+    if [[ "$1" == verify ]]; then
+        (($# == 1)) || usage
+        setup_java
+        verify
+        exit 0
+    fi
+    if [[ "$1" == all ]]; then
+        (($# == 1)) || usage
+        set -- "${SCENARIOS[@]}"
+    fi
+    for s in "$@"; do
+        [[ " ${SCENARIOS[*]} " == *" $s "* ]] || usage
+    done
+    command -v tcpdump >/dev/null || die "tcpdump is missing (apt-get install -y tcpdump)"
+    command -v java >/dev/null || die "java is missing"
+    command -v mvn >/dev/null || die "mvn is missing"
     setup_java
-    verify
-    exit 0
+    for s in "$@"; do
+        log "=== $s"
+        "scenario_${s//-/_}"
+    done
+    log "all done; the cluster is stopped by the exit trap"
+}
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+    main "$@"
 fi
-if [[ "$1" == all ]]; then
-    (($# == 1)) || usage
-    set -- "${SCENARIOS[@]}"
-fi
-for s in "$@"; do
-    [[ " ${SCENARIOS[*]} " == *" $s "* ]] || usage
-done
-command -v tcpdump >/dev/null || die "tcpdump is missing (apt-get install -y tcpdump)"
-command -v java >/dev/null || die "java is missing"
-command -v mvn >/dev/null || die "mvn is missing"
-setup_java
-for s in "$@"; do
-    log "=== $s"
-    "scenario_${s//-/_}"
-done
-log "all done; the cluster is stopped by the exit trap"
