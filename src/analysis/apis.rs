@@ -64,7 +64,8 @@ fn bucket_top(i: usize) -> i64 {
     }
     let lg = ((i - 1) / SUB as usize) as u32;
     let sub = ((i - 1) % SUB as usize) as i64;
-    ((4 + sub + 1) << lg) >> 2
+    // Below 4 µs a quarter octave is less than 1 µs: round the bound up.
+    (((4 + sub + 1) << lg) + 3) / 4
 }
 
 impl Latency {
