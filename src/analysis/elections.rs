@@ -227,6 +227,7 @@ impl Elections {
                     replica_epoch
                 };
                 let key = (cluster.clone(), name.to_string(), partition);
+                let nodes = &self.addr_nodes;
                 let part = self.parts.entry(key.clone()).or_default();
                 if candidate >= 0 {
                     part.nodes.insert(candidate);
@@ -243,9 +244,11 @@ impl Elections {
                 });
                 let idx = match open {
                     Some(i)
-                        if cands
-                            .get(i)
-                            .is_some_and(|c| c.ballots.iter().all(|b| b.voter != voter)) =>
+                        if cands.get(i).is_some_and(|c| {
+                            c.ballots
+                                .iter()
+                                .all(|b| resolve(nodes, b.voter) != resolve(nodes, voter))
+                        }) =>
                     {
                         i
                     }
@@ -369,10 +372,7 @@ impl Elections {
     }
 
     fn resolve(&self, v: Voter) -> Voter {
-        match v {
-            Voter::Addr(a) => self.addr_nodes.get(&a).map_or(v, |n| Voter::Node(*n)),
-            n => n,
-        }
+        resolve(&self.addr_nodes, v)
     }
 
     fn build_part(&self, key: &PartKey, part: &PartState) -> PartitionElections {
@@ -582,6 +582,14 @@ fn repeats(epochs: &[Epoch]) -> Vec<RepeatCandidate> {
         .into_values()
         .filter(|r| r.lost >= REPEAT_LOSSES)
         .collect()
+}
+
+/// The voter's node id, when its address has been tied to one.
+fn resolve(nodes: &HashMap<SocketAddr, i32>, v: Voter) -> Voter {
+    match v {
+        Voter::Addr(a) => nodes.get(&a).map_or(v, |n| Voter::Node(*n)),
+        n => n,
+    }
 }
 
 /// Drops the older half of the pending requests (they are most likely never answered).
