@@ -4,6 +4,7 @@
 //! [`capture`] → [`net`] → [`tcp`] → [`kafka`] → [`codec`] → [`view`].
 #![forbid(unsafe_code)]
 
+pub mod analysis;
 pub mod capture;
 pub mod codec;
 pub mod kafka;

@@ -32,6 +32,8 @@ enum Cmd {
     Read(ReadArgs),
     /// Capture live from an interface and print Kafka messages as they complete.
     Live(LiveArgs),
+    /// Read a capture and report elections, coordinators, and per-API latency and errors.
+    Stats(StatsArgs),
     /// List the interfaces kwire can capture on.
     Interfaces,
 }
@@ -76,6 +78,31 @@ struct ReadArgs {
     file: String,
     #[command(flatten)]
     out: OutputArgs,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum StatsFormat {
+    /// Readable text; latency histograms too when stdout is a terminal.
+    Text,
+    /// One JSON object (see docs/contract.md).
+    Json,
+}
+
+#[derive(Args)]
+struct StatsArgs {
+    /// Capture file, or `-` for standard input.
+    file: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: StatsFormat,
+    /// More ports always treated as Kafka (9092 and 9093 always are).
+    #[arg(long, value_delimiter = ',', value_name = "P")]
+    port: Vec<u16>,
+    /// Do not print the end-of-run statistics on stderr.
+    #[arg(short, long)]
+    quiet: bool,
+    #[command(flatten)]
+    limits: Limits,
 }
 
 #[derive(Args)]
@@ -147,27 +174,31 @@ fn parse_size(s: &str) -> Result<usize, String> {
 
 impl OutputArgs {
     fn config(&self) -> Config {
-        let l = &self.limits;
-        let mut ports = KafkaConfig::default().ports;
-        ports.extend(&self.port);
-        Config {
-            tcp: TcpConfig {
-                max_buffered_per_direction: l.max_buffer,
-                max_buffered_total: l.max_buffer_total,
-                max_connections: l.max_connections.max(1),
-                gap_window: l.gap_window,
-                ..TcpConfig::default()
-            },
-            kafka: KafkaConfig {
-                ports,
-                detect: !l.no_detect,
-                max_frame: u32::try_from(l.max_frame).unwrap_or(u32::MAX),
-                max_buffered_per_direction: l.max_buffer,
-                max_pending_per_connection: l.max_pending.max(1),
-                max_buffered_total: l.max_frames_total,
-                ..KafkaConfig::default()
-            },
-        }
+        config(&self.port, &self.limits)
+    }
+}
+
+/// The pipeline's configuration from the port and limit options.
+fn config(port: &[u16], l: &Limits) -> Config {
+    let mut ports = KafkaConfig::default().ports;
+    ports.extend(port);
+    Config {
+        tcp: TcpConfig {
+            max_buffered_per_direction: l.max_buffer,
+            max_buffered_total: l.max_buffer_total,
+            max_connections: l.max_connections.max(1),
+            gap_window: l.gap_window,
+            ..TcpConfig::default()
+        },
+        kafka: KafkaConfig {
+            ports,
+            detect: !l.no_detect,
+            max_frame: u32::try_from(l.max_frame).unwrap_or(u32::MAX),
+            max_buffered_per_direction: l.max_buffer,
+            max_pending_per_connection: l.max_pending.max(1),
+            max_buffered_total: l.max_frames_total,
+            ..KafkaConfig::default()
+        },
     }
 }
 
@@ -176,6 +207,7 @@ fn main() -> ExitCode {
     match cli.cmd {
         Cmd::Read(args) => read(&args),
         Cmd::Live(args) => live(&args),
+        Cmd::Stats(args) => stats(&args),
         Cmd::Interfaces => interfaces(),
     }
 }
@@ -395,6 +427,41 @@ fn read(args: &ReadArgs) -> ExitCode {
     printer.finish();
     if !args.out.quiet {
         report(&stats);
+    }
+    match end {
+        End::Complete => ExitCode::SUCCESS,
+        End::Damaged(e) => {
+            eprintln!("kwire: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn stats(args: &StatsArgs) -> ExitCode {
+    let mut source = match Source::open_file(&args.file) {
+        Ok(s) => s,
+        Err(e) => return open_failed(&args.file, e),
+    };
+    let mut analyzer = kwire::analysis::Analyzer::new();
+    let (run, end) = pipeline::run(&mut source, config(&args.port, &args.limits), &mut |r| {
+        analyzer.record(r);
+        ControlFlow::Continue(())
+    });
+    let a = analyzer.analysis();
+    let text = match args.format {
+        StatsFormat::Text => {
+            kwire::analysis::render_text(&a, io::IsTerminal::is_terminal(&io::stdout()))
+        }
+        StatsFormat::Json => {
+            let mut s = kwire::analysis::to_json(&a).to_string();
+            s.push('\n');
+            s
+        }
+    };
+    // A reader that went away (e.g. `| head`) is not an error.
+    let _ = io::stdout().lock().write_all(text.as_bytes());
+    if !args.quiet {
+        report(&run);
     }
     match end {
         End::Complete => ExitCode::SUCCESS,

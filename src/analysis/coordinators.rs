@@ -1,0 +1,288 @@
+//! The coordinator map, from FindCoordinator (API key 10).
+
+use super::{At, elements, int16, int32, string};
+use crate::codec::{Tree, Value};
+use crate::pipeline::Record;
+use crate::tcp::ConnId;
+use std::collections::{BTreeMap, HashMap};
+use std::net::{IpAddr, SocketAddr};
+
+/// Keys tracked; answers for further keys are only counted.
+const MAX_KEYS: usize = 10_000;
+/// Answers kept per key; later ones still count in the totals and changes.
+const MAX_ANSWERS: usize = 1_000;
+/// Requests awaiting their response; past this the oldest half is forgotten.
+const MAX_PENDING: usize = 65_536;
+/// Requests for one key from one client before it is listed as asking repeatedly.
+pub const REPEAT_ASKS: u64 = 3;
+
+/// A coordinator as answered.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Endpoint {
+    pub node: i32,
+    pub host: String,
+    pub port: i32,
+}
+
+/// One answer for one key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CoordinatorAnswer {
+    pub at: At,
+    pub version: Option<i16>,
+    /// The asking client's id, when its request was captured.
+    pub client_id: Option<String>,
+    pub client: SocketAddr,
+    /// The broker that answered.
+    pub broker: SocketAddr,
+    pub latency_ns: Option<i64>,
+    /// The coordinator, when the answer is not an error.
+    pub coordinator: Option<Endpoint>,
+    pub error: i16,
+    pub error_message: Option<String>,
+}
+
+/// The coordinator changed between two successful answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CoordinatorChange {
+    pub at: At,
+    pub from: Endpoint,
+    pub to: Endpoint,
+}
+
+/// A client (client id and address) asking for one key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Asker {
+    pub client_id: Option<String>,
+    pub ip: IpAddr,
+    pub requests: u64,
+    /// Answers to this client that were errors.
+    pub errors: u64,
+}
+
+/// Everything captured about one key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CoordinatorKey {
+    /// 0 group, 1 transaction, 2 share; None when only a v4+ answer (no request) names the key.
+    pub key_type: Option<i8>,
+    pub key: String,
+    pub requests: u64,
+    /// Requests for this key with no answer (yet).
+    pub unanswered: u64,
+    pub answers: Vec<CoordinatorAnswer>,
+    /// Answers beyond the cap, counted but not listed.
+    pub answers_not_kept: u64,
+    pub changes: Vec<CoordinatorChange>,
+    /// Error answers by code, in code order.
+    pub errors: Vec<(i16, u64)>,
+    /// Clients with at least [`REPEAT_ASKS`] requests for this key.
+    pub repeat_askers: Vec<Asker>,
+}
+
+/// The name of a key type.
+pub fn key_type_name(t: Option<i8>) -> String {
+    match t {
+        Some(0) => "group".into(),
+        Some(1) => "transaction".into(),
+        Some(2) => "share".into(),
+        Some(n) => format!("keytype {n}"),
+        None => "unknown".into(),
+    }
+}
+
+type Key = (Option<i8>, String);
+
+#[derive(Default)]
+struct KeyState {
+    requests: u64,
+    answers: Vec<CoordinatorAnswer>,
+    answers_not_kept: u64,
+    last_ok: Option<Endpoint>,
+    changes: Vec<CoordinatorChange>,
+    errors: BTreeMap<i16, u64>,
+    askers: BTreeMap<(Option<String>, IpAddr), (u64, u64)>,
+}
+
+struct Pending {
+    frame: u64,
+    key_type: i8,
+    keys: Vec<String>,
+    client_id: Option<String>,
+}
+
+#[derive(Default)]
+pub(super) struct Coordinators {
+    keys: BTreeMap<Key, KeyState>,
+    pending: HashMap<(ConnId, i32), Pending>,
+    without_key: u64,
+    keys_not_kept: u64,
+}
+
+pub(super) struct Built {
+    pub keys: Vec<CoordinatorKey>,
+    pub without_key: u64,
+    pub keys_not_kept: u64,
+}
+
+impl Coordinators {
+    fn key_state(&mut self, k: Key) -> Option<&mut KeyState> {
+        if !self.keys.contains_key(&k) && self.keys.len() >= MAX_KEYS {
+            self.keys_not_kept += 1;
+            return None;
+        }
+        Some(self.keys.entry(k).or_default())
+    }
+
+    pub(super) fn request(&mut self, r: &Record<'_, '_>, t: &Tree<'_>, body: usize) {
+        let key_type = int(t, body, "KeyType").unwrap_or(0);
+        let mut keys: Vec<String> = Vec::new();
+        if let Some(k) = string(t, body, "Key") {
+            keys.push(k.unwrap_or("").to_string());
+        }
+        for e in elements(t, body, "CoordinatorKeys") {
+            if let Some(Value::Str(s)) = t.nodes.get(e).map(|n| n.value) {
+                keys.push(s.unwrap_or("").to_string());
+            }
+        }
+        let client_id = r.msg.client_id.map(str::to_string);
+        let ip = r.frame.src.ip();
+        for k in &keys {
+            if let Some(s) = self.key_state((Some(key_type), k.clone())) {
+                s.requests += 1;
+                s.askers.entry((client_id.clone(), ip)).or_default().0 += 1;
+            }
+        }
+        if let Some(corr) = r.msg.correlation_id {
+            if self.pending.len() >= MAX_PENDING {
+                let mut frames: Vec<u64> = self.pending.values().map(|p| p.frame).collect();
+                frames.sort_unstable();
+                let cut = frames.get(frames.len() / 2).copied().unwrap_or(0);
+                self.pending.retain(|_, p| p.frame >= cut);
+            }
+            self.pending.insert(
+                (r.frame.conn, corr),
+                Pending {
+                    frame: r.frame.frame,
+                    key_type,
+                    keys,
+                    client_id,
+                },
+            );
+        }
+    }
+
+    pub(super) fn response(&mut self, r: &Record<'_, '_>, t: &Tree<'_>, body: usize) {
+        let pending = match (r.frame.request_frame, r.msg.correlation_id) {
+            (Some(rf), Some(corr)) => self
+                .pending
+                .remove(&(r.frame.conn, corr))
+                .filter(|p| p.frame == rf),
+            _ => None,
+        };
+        let answer = |at: usize, key_type: Option<i8>, key: String| {
+            let error = int16(t, at, "ErrorCode").unwrap_or(0);
+            let coordinator = (error == 0).then(|| Endpoint {
+                node: int32(t, at, "NodeId").unwrap_or(-1),
+                host: string(t, at, "Host").flatten().unwrap_or("").to_string(),
+                port: int32(t, at, "Port").unwrap_or(-1),
+            });
+            let a = CoordinatorAnswer {
+                at: At::of(r),
+                version: r.msg.api_version,
+                client_id: pending.as_ref().and_then(|p| p.client_id.clone()),
+                client: r.frame.dst,
+                broker: r.frame.src,
+                latency_ns: r.frame.latency_ns,
+                coordinator,
+                error,
+                error_message: string(t, at, "ErrorMessage").flatten().map(str::to_string),
+            };
+            ((key_type, key), a)
+        };
+        let mut answers = Vec::new();
+        let key_type = pending.as_ref().map(|p| p.key_type);
+        if t.field(body, "Coordinators").is_some() {
+            for c in elements(t, body, "Coordinators") {
+                let key = string(t, c, "Key").flatten().unwrap_or("").to_string();
+                answers.push(answer(c, key_type, key));
+            }
+        } else {
+            match pending.as_ref().and_then(|p| p.keys.first()) {
+                Some(k) => answers.push(answer(body, key_type, k.clone())),
+                None => self.without_key += 1,
+            }
+        }
+        for (key, a) in answers {
+            let asker = (a.client_id.clone(), a.client.ip());
+            let Some(s) = self.key_state(key) else {
+                continue;
+            };
+            if a.error != 0 {
+                *s.errors.entry(a.error).or_default() += 1;
+                if let Some(x) = s.askers.get_mut(&asker) {
+                    x.1 += 1;
+                }
+            }
+            if let Some(to) = &a.coordinator {
+                if let Some(from) = s.last_ok.as_ref().filter(|f| *f != to) {
+                    s.changes.push(CoordinatorChange {
+                        at: a.at,
+                        from: from.clone(),
+                        to: to.clone(),
+                    });
+                    if s.changes.len() > MAX_ANSWERS {
+                        s.changes.remove(0);
+                    }
+                }
+                s.last_ok = Some(to.clone());
+            }
+            if s.answers.len() < MAX_ANSWERS {
+                s.answers.push(a);
+            } else {
+                s.answers_not_kept += 1;
+            }
+        }
+    }
+
+    pub(super) fn build(&self) -> Built {
+        let mut unanswered: HashMap<Key, u64> = HashMap::new();
+        for p in self.pending.values() {
+            for k in &p.keys {
+                *unanswered.entry((Some(p.key_type), k.clone())).or_default() += 1;
+            }
+        }
+        let keys = self
+            .keys
+            .iter()
+            .map(|(k, s)| CoordinatorKey {
+                key_type: k.0,
+                key: k.1.clone(),
+                requests: s.requests,
+                unanswered: unanswered.get(k).copied().unwrap_or(0),
+                answers: s.answers.clone(),
+                answers_not_kept: s.answers_not_kept,
+                changes: s.changes.clone(),
+                errors: s.errors.iter().map(|(c, n)| (*c, *n)).collect(),
+                repeat_askers: s
+                    .askers
+                    .iter()
+                    .filter(|(_, (n, _))| *n >= REPEAT_ASKS)
+                    .map(|((id, ip), (n, e))| Asker {
+                        client_id: id.clone(),
+                        ip: *ip,
+                        requests: *n,
+                        errors: *e,
+                    })
+                    .collect(),
+            })
+            .collect();
+        Built {
+            keys,
+            without_key: self.without_key,
+            keys_not_kept: self.keys_not_kept,
+        }
+    }
+}
+
+fn int(t: &Tree<'_>, parent: usize, name: &str) -> Option<i8> {
+    super::int(t, parent, name).and_then(|v| i8::try_from(v).ok())
+}

@@ -1,0 +1,601 @@
+//! The election timeline, from Vote (API key 52).
+//!
+//! A Vote request is one ballot: a candidate asks one voter. Ballots are
+//! grouped per cluster and topic partition, then per epoch. A PreVote sent at
+//! epoch E is listed under E + 1, the epoch it would start (a prospective
+//! candidate does not bump its epoch; its Vote then carries E + 1).
+
+use super::{At, boolean, elements, int, int16, int32, string};
+use crate::codec::Tree;
+use crate::pipeline::Record;
+use crate::tcp::ConnId;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::net::{IpAddr, SocketAddr};
+
+/// Ballots kept over the whole run; later Vote requests are only counted.
+const MAX_BALLOTS: usize = 100_000;
+/// Requests awaiting their response; past this the oldest half is forgotten.
+const MAX_PENDING: usize = 65_536;
+/// Rounds lost before a node is listed as standing repeatedly without winning.
+const REPEAT_LOSSES: u64 = 2;
+
+/// Who a voter is: a node id, or only its address when the capture never tied the two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Voter {
+    Node(i32),
+    Addr(SocketAddr),
+}
+
+/// The voter's answer to one ballot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    pub at: At,
+    pub latency_ns: Option<i64>,
+    pub granted: bool,
+    /// The partition's error code (0 for none).
+    pub error: i16,
+    /// The response's top-level error code (0 for none).
+    pub top_error: i16,
+    /// The leader the voter knows, or -1.
+    pub leader_id: i32,
+    /// The voter's epoch.
+    pub leader_epoch: i32,
+}
+
+/// One Vote request (a candidate asking one voter) and its answer, if captured.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ballot {
+    pub voter: Voter,
+    pub request: At,
+    pub version: i16,
+    pub answer: Option<Answer>,
+}
+
+/// One round of a candidate asking voters, as PreVote or as Vote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidacy {
+    pub candidate: i32,
+    pub pre_vote: bool,
+    /// The epoch the requests carry (for a PreVote, one less than the epoch it is listed under).
+    pub replica_epoch: i32,
+    pub last_offset: i64,
+    pub last_offset_epoch: i32,
+    pub ballots: Vec<Ballot>,
+}
+
+impl Candidacy {
+    pub fn granted(&self) -> usize {
+        self.ballots
+            .iter()
+            .filter(|b| b.answer.as_ref().is_some_and(|a| a.granted))
+            .count()
+    }
+    pub fn denied(&self) -> usize {
+        self.ballots
+            .iter()
+            .filter(|b| b.answer.as_ref().is_some_and(|a| !a.granted))
+            .count()
+    }
+    pub fn unanswered(&self) -> usize {
+        self.ballots.iter().filter(|b| b.answer.is_none()).count()
+    }
+    fn first_request(&self) -> Option<At> {
+        self.ballots.iter().map(|b| b.request).min()
+    }
+}
+
+/// How an epoch's election ended, as far as the capture shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// A leader is known: a candidate's Vote reached a majority of the voters
+    /// seen, or a Vote response reports the leader of this epoch.
+    Won,
+    /// Every Vote request was answered, no candidate reached a majority, and
+    /// no response reports a leader for this epoch.
+    Failed,
+    /// Vote requests went unanswered in the capture and no leader is known.
+    Undecided,
+    /// Only PreVote requests were seen for this epoch.
+    NoVote,
+    /// No Vote request for this epoch was captured; a response reports its leader.
+    NotCaptured,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Won => "won",
+            Outcome::Failed => "failed",
+            Outcome::Undecided => "undecided",
+            Outcome::NoVote => "no_vote",
+            Outcome::NotCaptured => "not_captured",
+        }
+    }
+}
+
+/// One epoch of one partition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Epoch {
+    pub epoch: i32,
+    pub outcome: Outcome,
+    pub leader: Option<i32>,
+    /// The first Vote or PreVote request for this epoch.
+    pub began: Option<At>,
+    /// The answer that gave the leader a majority of the voters seen.
+    pub majority: Option<At>,
+    /// The first Vote response that reports this epoch's leader.
+    pub reported: Option<At>,
+    /// In the order of their first request.
+    pub candidacies: Vec<Candidacy>,
+    /// What the capture could not show, and anything that does not add up.
+    pub notes: Vec<String>,
+}
+
+impl Epoch {
+    /// From the first request to the majority, when both were captured.
+    pub fn duration_ns(&self) -> Option<i64> {
+        Some(self.majority?.ts_ns - self.began?.ts_ns)
+    }
+}
+
+/// A node that stood in several rounds it did not win.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RepeatCandidate {
+    pub node: i32,
+    /// Rounds (PreVote or Vote) it stood in.
+    pub rounds: u64,
+    /// Rounds in epochs whose leader is not this node (or is not known).
+    pub lost: u64,
+    pub won_epochs: Vec<i32>,
+}
+
+/// The elections of one cluster's topic partition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartitionElections {
+    /// None for answers whose request was not captured (responses carry no cluster id).
+    pub cluster_id: Option<String>,
+    pub topic: String,
+    pub partition: i32,
+    /// Every node seen as candidate, voter or reported leader, then voters known only by address.
+    pub voters_seen: Vec<Voter>,
+    /// The Vote count a candidate needs: a majority of `voters_seen`.
+    pub majority: usize,
+    pub epochs: Vec<Epoch>,
+    pub repeat_candidates: Vec<RepeatCandidate>,
+}
+
+type PartKey = (Option<String>, String, i32);
+
+#[derive(Default)]
+struct PartState {
+    /// Epoch → candidacies in order of first request.
+    epochs: BTreeMap<i32, Vec<Candidacy>>,
+    nodes: BTreeSet<i32>,
+    /// (epoch, leader) → the first report and how many responses said so.
+    reports: BTreeMap<(i32, i32), (At, u64)>,
+}
+
+struct PendingBallot {
+    key: PartKey,
+    topic: String,
+    partition: i32,
+    epoch: i32,
+    candidacy: usize,
+    ballot: usize,
+}
+
+struct Pending {
+    frame: u64,
+    ballots: Vec<PendingBallot>,
+}
+
+#[derive(Default)]
+pub(super) struct Elections {
+    parts: BTreeMap<PartKey, PartState>,
+    pending: HashMap<(ConnId, i32), Pending>,
+    /// Listener addresses tied to node ids (by VoterId, or by NodeEndpoints).
+    addr_nodes: HashMap<SocketAddr, i32>,
+    ballots: usize,
+    not_kept: u64,
+}
+
+impl Elections {
+    pub(super) fn request(&mut self, r: &Record<'_, '_>, t: &Tree<'_>, body: usize) {
+        let at = At::of(r);
+        let version = r.msg.api_version.unwrap_or(0);
+        let cluster = string(t, body, "ClusterId").flatten().map(str::to_string);
+        let voter_id = int32(t, body, "VoterId").filter(|v| *v >= 0);
+        if let Some(v) = voter_id {
+            self.addr_nodes.insert(r.frame.dst, v);
+        }
+        let voter = voter_id.map_or(Voter::Addr(r.frame.dst), Voter::Node);
+        let mut pending = Vec::new();
+        for topic in elements(t, body, "Topics") {
+            let name = string(t, topic, "TopicName").flatten().unwrap_or("");
+            for p in elements(t, topic, "Partitions") {
+                if self.ballots >= MAX_BALLOTS {
+                    self.not_kept += 1;
+                    continue;
+                }
+                let partition = int32(t, p, "PartitionIndex").unwrap_or(0);
+                let candidate = int32(t, p, "ReplicaId").unwrap_or(-1);
+                let replica_epoch = int32(t, p, "ReplicaEpoch").unwrap_or(-1);
+                let pre_vote = boolean(t, p, "PreVote").unwrap_or(false);
+                let epoch = if pre_vote {
+                    replica_epoch.saturating_add(1)
+                } else {
+                    replica_epoch
+                };
+                let key = (cluster.clone(), name.to_string(), partition);
+                let nodes = &self.addr_nodes;
+                let part = self.parts.entry(key.clone()).or_default();
+                if candidate >= 0 {
+                    part.nodes.insert(candidate);
+                }
+                if let Voter::Node(v) = voter {
+                    part.nodes.insert(v);
+                }
+                let cands = part.epochs.entry(epoch).or_default();
+                // A candidate asking a voter it already asked starts a new round.
+                let open = cands.iter().rposition(|c| {
+                    c.candidate == candidate
+                        && c.pre_vote == pre_vote
+                        && c.replica_epoch == replica_epoch
+                });
+                let idx = match open {
+                    Some(i)
+                        if cands.get(i).is_some_and(|c| {
+                            c.ballots
+                                .iter()
+                                .all(|b| resolve(nodes, b.voter) != resolve(nodes, voter))
+                        }) =>
+                    {
+                        i
+                    }
+                    _ => {
+                        cands.push(Candidacy {
+                            candidate,
+                            pre_vote,
+                            replica_epoch,
+                            last_offset: int(t, p, "LastOffset").unwrap_or(-1),
+                            last_offset_epoch: int32(t, p, "LastOffsetEpoch").unwrap_or(-1),
+                            ballots: Vec::new(),
+                        });
+                        cands.len() - 1
+                    }
+                };
+                let Some(c) = cands.get_mut(idx) else {
+                    continue;
+                };
+                c.ballots.push(Ballot {
+                    voter,
+                    request: at,
+                    version,
+                    answer: None,
+                });
+                self.ballots += 1;
+                pending.push(PendingBallot {
+                    key,
+                    topic: name.to_string(),
+                    partition,
+                    epoch,
+                    candidacy: idx,
+                    ballot: c.ballots.len() - 1,
+                });
+            }
+        }
+        if let (Some(corr), false) = (r.msg.correlation_id, pending.is_empty()) {
+            if self.pending.len() >= MAX_PENDING {
+                forget_oldest(&mut self.pending);
+            }
+            self.pending.insert(
+                (r.frame.conn, corr),
+                Pending {
+                    frame: at.frame,
+                    ballots: pending,
+                },
+            );
+        }
+    }
+
+    pub(super) fn response(&mut self, r: &Record<'_, '_>, t: &Tree<'_>, body: usize) {
+        let at = At::of(r);
+        let pending = match (r.frame.request_frame, r.msg.correlation_id) {
+            (Some(rf), Some(corr)) => self
+                .pending
+                .remove(&(r.frame.conn, corr))
+                .filter(|p| p.frame == rf),
+            _ => None,
+        };
+        for e in elements(t, body, "NodeEndpoints") {
+            let host = string(t, e, "Host")
+                .flatten()
+                .and_then(|h| h.parse::<IpAddr>().ok());
+            let port = int(t, e, "Port").and_then(|p| u16::try_from(p).ok());
+            if let (Some(id), Some(ip), Some(port)) = (int32(t, e, "NodeId"), host, port) {
+                self.addr_nodes.insert(SocketAddr::new(ip, port), id);
+            }
+        }
+        let top_error = int16(t, body, "ErrorCode").unwrap_or(0);
+        for topic in elements(t, body, "Topics") {
+            let name = string(t, topic, "TopicName").flatten().unwrap_or("");
+            for p in elements(t, topic, "Partitions") {
+                let partition = int32(t, p, "PartitionIndex").unwrap_or(0);
+                let answer = Answer {
+                    at,
+                    latency_ns: r.frame.latency_ns,
+                    granted: boolean(t, p, "VoteGranted").unwrap_or(false),
+                    error: int16(t, p, "ErrorCode").unwrap_or(0),
+                    top_error,
+                    leader_id: int32(t, p, "LeaderId").unwrap_or(-1),
+                    leader_epoch: int32(t, p, "LeaderEpoch").unwrap_or(-1),
+                };
+                let asked = pending.as_ref().and_then(|pd| {
+                    pd.ballots
+                        .iter()
+                        .find(|b| b.topic == name && b.partition == partition)
+                });
+                let key = match asked {
+                    Some(b) => b.key.clone(),
+                    None => (None, name.to_string(), partition),
+                };
+                let part = self.parts.entry(key).or_default();
+                if answer.leader_id >= 0 {
+                    part.nodes.insert(answer.leader_id);
+                    part.reports
+                        .entry((answer.leader_epoch, answer.leader_id))
+                        .or_insert((at, 0))
+                        .1 += 1;
+                }
+                if let Some(b) = asked {
+                    if let Some(ballot) = part
+                        .epochs
+                        .get_mut(&b.epoch)
+                        .and_then(|c| c.get_mut(b.candidacy))
+                        .and_then(|c| c.ballots.get_mut(b.ballot))
+                    {
+                        ballot.answer = Some(answer);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The timeline so far, and how many Vote requests were not kept.
+    pub(super) fn build(&self) -> (Vec<PartitionElections>, u64) {
+        let out = self
+            .parts
+            .iter()
+            .map(|(key, part)| self.build_part(key, part))
+            .collect();
+        (out, self.not_kept)
+    }
+
+    fn resolve(&self, v: Voter) -> Voter {
+        resolve(&self.addr_nodes, v)
+    }
+
+    fn build_part(&self, key: &PartKey, part: &PartState) -> PartitionElections {
+        let mut voters: BTreeSet<Voter> = part.nodes.iter().map(|n| Voter::Node(*n)).collect();
+        let epochs_raw: Vec<(i32, Vec<Candidacy>)> = part
+            .epochs
+            .iter()
+            .map(|(e, cands)| {
+                let mut cands: Vec<Candidacy> = cands
+                    .iter()
+                    .map(|c| {
+                        let mut c = c.clone();
+                        for b in &mut c.ballots {
+                            b.voter = self.resolve(b.voter);
+                            voters.insert(b.voter);
+                        }
+                        c
+                    })
+                    .collect();
+                cands.sort_by_key(Candidacy::first_request);
+                (*e, cands)
+            })
+            .collect();
+        let n = voters.len();
+        let majority = n / 2 + 1;
+        let unresolved: Vec<SocketAddr> = voters
+            .iter()
+            .filter_map(|v| match v {
+                Voter::Addr(a) => Some(*a),
+                Voter::Node(_) => None,
+            })
+            .collect();
+        let mut all: BTreeSet<i32> = part.epochs.keys().copied().collect();
+        all.extend(part.reports.keys().map(|(e, _)| *e).filter(|e| *e >= 0));
+        let mut epochs = Vec::new();
+        for e in all {
+            let cands = epochs_raw
+                .iter()
+                .find(|(x, _)| *x == e)
+                .map(|(_, c)| c.clone())
+                .unwrap_or_default();
+            let mut ep = build_epoch(e, cands, majority, part);
+            if !unresolved.is_empty() && !ep.candidacies.is_empty() {
+                let list: Vec<String> = unresolved.iter().map(ToString::to_string).collect();
+                ep.notes.push(format!(
+                    "node id not learned for {}: the voters seen may count a node twice",
+                    list.join(", ")
+                ));
+            }
+            epochs.push(ep);
+        }
+        let repeat_candidates = repeats(&epochs);
+        PartitionElections {
+            cluster_id: key.0.clone(),
+            topic: key.1.clone(),
+            partition: key.2,
+            voters_seen: voters.into_iter().collect(),
+            majority,
+            epochs,
+            repeat_candidates,
+        }
+    }
+}
+
+fn build_epoch(e: i32, candidacies: Vec<Candidacy>, majority: usize, part: &PartState) -> Epoch {
+    let mut notes = Vec::new();
+    let began = candidacies
+        .iter()
+        .filter_map(Candidacy::first_request)
+        .min();
+    // The earliest answer that gave a Vote candidate a majority (its own vote counts).
+    let need = majority.saturating_sub(1);
+    let mut by_majority: Option<(At, i32)> = None;
+    for c in candidacies.iter().filter(|c| !c.pre_vote) {
+        let mut grants: Vec<At> = c
+            .ballots
+            .iter()
+            .filter_map(|b| b.answer.as_ref().filter(|a| a.granted).map(|a| a.at))
+            .collect();
+        grants.sort();
+        let reached = if need == 0 {
+            c.first_request()
+        } else {
+            grants.get(need - 1).copied()
+        };
+        if let Some(at) = reached {
+            if by_majority.is_none_or(|(m, _)| at < m) {
+                by_majority = Some((at, c.candidate));
+            }
+        }
+    }
+    let reports: Vec<(i32, At, u64)> = part
+        .reports
+        .iter()
+        .filter(|((ep, _), _)| *ep == e)
+        .map(|((_, leader), (at, n))| (*leader, *at, *n))
+        .collect();
+    let first_report = reports.iter().min_by_key(|(_, at, _)| *at).copied();
+    if reports.len() > 1 {
+        let list: Vec<String> = reports
+            .iter()
+            .map(|(l, at, n)| format!("node {l} ({n}×, first in frame {})", at.frame))
+            .collect();
+        notes.push(format!(
+            "responses disagree on the leader: {}",
+            list.join(", ")
+        ));
+    }
+    let leader = first_report.map(|r| r.0).or(by_majority.map(|m| m.1));
+    if let (Some((_, m)), Some((r, ..))) = (by_majority, first_report) {
+        if m != r {
+            notes.push(format!(
+                "node {m} reached a majority of the voters seen, but responses report node {r} as leader"
+            ));
+        }
+    }
+    let votes: Vec<&Candidacy> = candidacies.iter().filter(|c| !c.pre_vote).collect();
+    let unanswered: usize = candidacies.iter().map(Candidacy::unanswered).sum();
+    let outcome = if leader.is_some() && candidacies.is_empty() {
+        Outcome::NotCaptured
+    } else if leader.is_some() {
+        Outcome::Won
+    } else if votes.is_empty() {
+        Outcome::NoVote
+    } else if votes.iter().any(|c| c.unanswered() > 0) {
+        Outcome::Undecided
+    } else {
+        Outcome::Failed
+    };
+    match outcome {
+        Outcome::NotCaptured => {
+            notes.push("no Vote request for this epoch in the capture".into());
+        }
+        Outcome::Failed if votes.len() > 1 => {
+            let who: Vec<String> = votes
+                .iter()
+                .map(|c| format!("node {}", c.candidate))
+                .collect();
+            notes.push(format!(
+                "split vote: {} stood, none reached a majority",
+                who.join(", ")
+            ));
+        }
+        Outcome::NoVote => {
+            let ahead: Vec<String> = candidacies
+                .iter()
+                .filter(|c| c.granted() >= need && c.unanswered() == 0)
+                .map(|c| format!("node {}", c.candidate))
+                .collect();
+            if ahead.is_empty() {
+                notes.push("pre-vote only: no candidate got a majority, no Vote followed".into());
+            } else {
+                notes.push(format!(
+                    "pre-vote only: {} got a majority, but no Vote for this epoch is in the capture",
+                    ahead.join(", ")
+                ));
+            }
+        }
+        _ => {}
+    }
+    if unanswered > 0 {
+        notes.push(format!(
+            "{unanswered} request{} unanswered in the capture",
+            if unanswered == 1 { "" } else { "s" }
+        ));
+    }
+    if leader.is_some() && by_majority.is_none() && !votes.is_empty() {
+        notes.push(
+            "the winning votes are not all in the capture; the leader is known from a response"
+                .into(),
+        );
+    }
+    Epoch {
+        epoch: e,
+        outcome,
+        leader,
+        began,
+        // The majority is the winner's; a different candidate's is only in the notes.
+        majority: by_majority.filter(|m| Some(m.1) == leader).map(|m| m.0),
+        reported: first_report.map(|r| r.1),
+        candidacies,
+        notes,
+    }
+}
+
+fn repeats(epochs: &[Epoch]) -> Vec<RepeatCandidate> {
+    let mut by_node: BTreeMap<i32, RepeatCandidate> = BTreeMap::new();
+    for e in epochs {
+        for c in &e.candidacies {
+            let r = by_node.entry(c.candidate).or_insert(RepeatCandidate {
+                node: c.candidate,
+                rounds: 0,
+                lost: 0,
+                won_epochs: Vec::new(),
+            });
+            r.rounds += 1;
+            if e.leader == Some(c.candidate) {
+                if r.won_epochs.last() != Some(&e.epoch) {
+                    r.won_epochs.push(e.epoch);
+                }
+            } else {
+                r.lost += 1;
+            }
+        }
+    }
+    by_node
+        .into_values()
+        .filter(|r| r.lost >= REPEAT_LOSSES)
+        .collect()
+}
+
+/// The voter's node id, when its address has been tied to one.
+fn resolve(nodes: &HashMap<SocketAddr, i32>, v: Voter) -> Voter {
+    match v {
+        Voter::Addr(a) => nodes.get(&a).map_or(v, |n| Voter::Node(*n)),
+        n => n,
+    }
+}
+
+/// Drops the older half of the pending requests (they are most likely never answered).
+fn forget_oldest(pending: &mut HashMap<(ConnId, i32), Pending>) {
+    let mut frames: Vec<u64> = pending.values().map(|p| p.frame).collect();
+    frames.sort_unstable();
+    let cut = frames.get(frames.len() / 2).copied().unwrap_or(0);
+    pending.retain(|_, p| p.frame >= cut);
+}

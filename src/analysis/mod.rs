@@ -1,0 +1,166 @@
+//! Capture-wide analysis for `kwire stats`: the KRaft election timeline (from
+//! Vote), the coordinator map (from FindCoordinator), and per-API counts,
+//! latencies and errors.
+//!
+//! An [`Analyzer`] is fed every [`Record`] in capture order, so a file, a live
+//! capture and the TUI use it alike; [`Analyzer::analysis`] builds a plain
+//! [`Analysis`] at any point, which [`render_text`] and [`to_json`] render.
+//! Memory is bounded: every list kept grows only up to a fixed cap, beyond
+//! which items are counted, not kept.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+mod apis;
+mod coordinators;
+mod elections;
+mod json;
+mod text;
+
+pub use apis::{ApiStats, Latency, Percentiles};
+pub use coordinators::{Asker, CoordinatorAnswer, CoordinatorChange, CoordinatorKey, Endpoint};
+pub use elections::{
+    Ballot, Candidacy, Epoch, Outcome, PartitionElections, RepeatCandidate, Voter,
+};
+pub use json::to_json;
+pub use text::render_text;
+
+use crate::codec::{Kind, Tree, Value};
+use crate::pipeline::Record;
+
+/// Where in the capture something happened: the packet that completed the message, and its time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct At {
+    pub frame: u64,
+    pub ts_ns: i64,
+}
+
+impl At {
+    fn of(r: &Record<'_, '_>) -> At {
+        At {
+            frame: r.frame.frame,
+            ts_ns: r.frame.ts_ns,
+        }
+    }
+}
+
+/// Everything `kwire stats` reports, as plain data.
+#[derive(Clone, Debug, Default)]
+pub struct Analysis {
+    /// Timestamp of the capture's first packet (times in the text are relative to it).
+    pub first_ts_ns: Option<i64>,
+    /// Timestamp of the last message seen.
+    pub last_ts_ns: Option<i64>,
+    pub messages: u64,
+    /// One entry per cluster and topic partition that Vote traffic names.
+    pub elections: Vec<PartitionElections>,
+    /// Vote requests not analysed because the election cap was reached.
+    pub votes_not_kept: u64,
+    /// One entry per (key type, key) that FindCoordinator asks or answers.
+    pub coordinators: Vec<CoordinatorKey>,
+    /// FindCoordinator v0–v3 answers whose request (and so whose key) was not captured.
+    pub coordinator_answers_without_key: u64,
+    /// FindCoordinator keys not tracked because the key cap was reached.
+    pub coordinator_keys_not_kept: u64,
+    /// Per API key, in key order; `api_key` None collects responses whose API is unknown.
+    pub apis: Vec<ApiStats>,
+}
+
+/// Builds an [`Analysis`] from records fed in capture order.
+#[derive(Default)]
+pub struct Analyzer {
+    first_ts_ns: Option<i64>,
+    last_ts_ns: Option<i64>,
+    messages: u64,
+    elections: elections::Elections,
+    coordinators: coordinators::Coordinators,
+    apis: apis::Apis,
+}
+
+impl Analyzer {
+    pub fn new() -> Analyzer {
+        Analyzer::default()
+    }
+
+    /// Takes in one record.
+    pub fn record(&mut self, r: &Record<'_, '_>) {
+        self.first_ts_ns.get_or_insert(r.first_ts_ns);
+        self.last_ts_ns = Some(r.frame.ts_ns);
+        self.messages += 1;
+        self.apis.record(r);
+        let m = &r.msg;
+        let Some(body) = m.body.filter(|_| m.error.is_none()) else {
+            // Undecodable: a pending request it answers stays unanswered.
+            return;
+        };
+        match (m.api_key, m.kind) {
+            (Some(52), Kind::Request) => self.elections.request(r, &m.tree, body),
+            (Some(52), Kind::Response) => self.elections.response(r, &m.tree, body),
+            (Some(10), Kind::Request) => self.coordinators.request(r, &m.tree, body),
+            (Some(10), Kind::Response) => self.coordinators.response(r, &m.tree, body),
+            _ => {}
+        }
+    }
+
+    /// The analysis so far (it can be taken again after more records).
+    pub fn analysis(&self) -> Analysis {
+        let (elections, votes_not_kept) = self.elections.build();
+        let c = self.coordinators.build();
+        Analysis {
+            first_ts_ns: self.first_ts_ns,
+            last_ts_ns: self.last_ts_ns,
+            messages: self.messages,
+            elections,
+            votes_not_kept,
+            coordinators: c.keys,
+            coordinator_answers_without_key: c.without_key,
+            coordinator_keys_not_kept: c.keys_not_kept,
+            apis: self.apis.build(),
+        }
+    }
+}
+
+/// Kafka's name for an error code, or `error N`.
+pub fn error_label(code: i16) -> String {
+    crate::codec::errors::error_name(code).map_or_else(|| format!("error {code}"), str::to_string)
+}
+
+// ---- reading the value tree -------------------------------------------------
+
+fn int(t: &Tree<'_>, parent: usize, name: &str) -> Option<i64> {
+    match t.nodes.get(t.field(parent, name)?)?.value {
+        Value::Int(v) => Some(v),
+        _ => None,
+    }
+}
+
+fn int32(t: &Tree<'_>, parent: usize, name: &str) -> Option<i32> {
+    int(t, parent, name).and_then(|v| i32::try_from(v).ok())
+}
+
+fn int16(t: &Tree<'_>, parent: usize, name: &str) -> Option<i16> {
+    int(t, parent, name).and_then(|v| i16::try_from(v).ok())
+}
+
+fn boolean(t: &Tree<'_>, parent: usize, name: &str) -> Option<bool> {
+    match t.nodes.get(t.field(parent, name)?)?.value {
+        Value::Bool(b) => Some(b),
+        _ => None,
+    }
+}
+
+/// A string field: `Some(None)` when the wire says null.
+fn string<'a>(t: &Tree<'a>, parent: usize, name: &str) -> Option<Option<&'a str>> {
+    match t.nodes.get(t.field(parent, name)?)?.value {
+        Value::Str(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// Element nodes of the array field `name` under `parent`.
+fn elements(t: &Tree<'_>, parent: usize, name: &str) -> Vec<usize> {
+    let Some(a) = t.field(parent, name) else {
+        return Vec::new();
+    };
+    t.children(a)
+        .filter(|&c| t.nodes.get(c).is_some_and(|n| n.index.is_some()))
+        .collect()
+}
