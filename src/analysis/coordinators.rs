@@ -1,6 +1,6 @@
 //! The coordinator map, from FindCoordinator (API key 10).
 
-use super::{At, elements, int16, int32, string};
+use super::{At, int16, int32};
 use crate::codec::{Tree, Value};
 use crate::pipeline::Record;
 use crate::tcp::ConnId;
@@ -135,10 +135,10 @@ impl Coordinators {
     pub(super) fn request(&mut self, r: &Record<'_, '_>, t: &Tree<'_>, body: usize) {
         let key_type = int(t, body, "KeyType").unwrap_or(0);
         let mut keys: Vec<String> = Vec::new();
-        if let Some(k) = string(t, body, "Key") {
+        if let Some(k) = t.str(body, "Key") {
             keys.push(k.unwrap_or("").to_string());
         }
-        for e in elements(t, body, "CoordinatorKeys") {
+        for e in t.elements(body, "CoordinatorKeys") {
             if let Some(Value::Str(s)) = t.nodes.get(e).map(|n| n.value) {
                 keys.push(s.unwrap_or("").to_string());
             }
@@ -182,7 +182,7 @@ impl Coordinators {
             let error = int16(t, at, "ErrorCode").unwrap_or(0);
             let coordinator = (error == 0).then(|| Endpoint {
                 node: int32(t, at, "NodeId").unwrap_or(-1),
-                host: string(t, at, "Host").flatten().unwrap_or("").to_string(),
+                host: t.str(at, "Host").flatten().unwrap_or("").to_string(),
                 port: int32(t, at, "Port").unwrap_or(-1),
             });
             let a = CoordinatorAnswer {
@@ -194,15 +194,15 @@ impl Coordinators {
                 latency_ns: r.frame.latency_ns,
                 coordinator,
                 error,
-                error_message: string(t, at, "ErrorMessage").flatten().map(str::to_string),
+                error_message: t.str(at, "ErrorMessage").flatten().map(str::to_string),
             };
             ((key_type, key), a)
         };
         let mut answers = Vec::new();
         let key_type = pending.as_ref().map(|p| p.key_type);
         if t.field(body, "Coordinators").is_some() {
-            for c in elements(t, body, "Coordinators") {
-                let key = string(t, c, "Key").flatten().unwrap_or("").to_string();
+            for c in t.elements(body, "Coordinators") {
+                let key = t.str(c, "Key").flatten().unwrap_or("").to_string();
                 answers.push(answer(c, key_type, key));
             }
         } else {
@@ -284,5 +284,5 @@ impl Coordinators {
 }
 
 fn int(t: &Tree<'_>, parent: usize, name: &str) -> Option<i8> {
-    super::int(t, parent, name).and_then(|v| i8::try_from(v).ok())
+    t.int(parent, name).and_then(|v| i8::try_from(v).ok())
 }

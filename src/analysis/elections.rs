@@ -5,7 +5,7 @@
 //! epoch E is listed under E + 1, the epoch it would start (a prospective
 //! candidate does not bump its epoch; its Vote then carries E + 1).
 
-use super::{At, boolean, elements, int, int16, int32, string};
+use super::{At, int16, int32};
 use crate::codec::Tree;
 use crate::pipeline::Record;
 use crate::tcp::ConnId;
@@ -203,16 +203,16 @@ impl Elections {
     pub(super) fn request(&mut self, r: &Record<'_, '_>, t: &Tree<'_>, body: usize) {
         let at = At::of(r);
         let version = r.msg.api_version.unwrap_or(0);
-        let cluster = string(t, body, "ClusterId").flatten().map(str::to_string);
+        let cluster = t.str(body, "ClusterId").flatten().map(str::to_string);
         let voter_id = int32(t, body, "VoterId").filter(|v| *v >= 0);
         if let Some(v) = voter_id {
             self.addr_nodes.insert(r.frame.dst, v);
         }
         let voter = voter_id.map_or(Voter::Addr(r.frame.dst), Voter::Node);
         let mut pending = Vec::new();
-        for topic in elements(t, body, "Topics") {
-            let name = string(t, topic, "TopicName").flatten().unwrap_or("");
-            for p in elements(t, topic, "Partitions") {
+        for topic in t.elements(body, "Topics") {
+            let name = t.str(topic, "TopicName").flatten().unwrap_or("");
+            for p in t.elements(topic, "Partitions") {
                 if self.ballots >= MAX_BALLOTS {
                     self.not_kept += 1;
                     continue;
@@ -220,7 +220,7 @@ impl Elections {
                 let partition = int32(t, p, "PartitionIndex").unwrap_or(0);
                 let candidate = int32(t, p, "ReplicaId").unwrap_or(-1);
                 let replica_epoch = int32(t, p, "ReplicaEpoch").unwrap_or(-1);
-                let pre_vote = boolean(t, p, "PreVote").unwrap_or(false);
+                let pre_vote = t.bool(p, "PreVote").unwrap_or(false);
                 let epoch = if pre_vote {
                     replica_epoch.saturating_add(1)
                 } else {
@@ -257,7 +257,7 @@ impl Elections {
                             candidate,
                             pre_vote,
                             replica_epoch,
-                            last_offset: int(t, p, "LastOffset").unwrap_or(-1),
+                            last_offset: t.int(p, "LastOffset").unwrap_or(-1),
                             last_offset_epoch: int32(t, p, "LastOffsetEpoch").unwrap_or(-1),
                             ballots: Vec::new(),
                         });
@@ -307,24 +307,25 @@ impl Elections {
                 .filter(|p| p.frame == rf),
             _ => None,
         };
-        for e in elements(t, body, "NodeEndpoints") {
-            let host = string(t, e, "Host")
+        for e in t.elements(body, "NodeEndpoints") {
+            let host = t
+                .str(e, "Host")
                 .flatten()
                 .and_then(|h| h.parse::<IpAddr>().ok());
-            let port = int(t, e, "Port").and_then(|p| u16::try_from(p).ok());
+            let port = t.int(e, "Port").and_then(|p| u16::try_from(p).ok());
             if let (Some(id), Some(ip), Some(port)) = (int32(t, e, "NodeId"), host, port) {
                 self.addr_nodes.insert(SocketAddr::new(ip, port), id);
             }
         }
         let top_error = int16(t, body, "ErrorCode").unwrap_or(0);
-        for topic in elements(t, body, "Topics") {
-            let name = string(t, topic, "TopicName").flatten().unwrap_or("");
-            for p in elements(t, topic, "Partitions") {
+        for topic in t.elements(body, "Topics") {
+            let name = t.str(topic, "TopicName").flatten().unwrap_or("");
+            for p in t.elements(topic, "Partitions") {
                 let partition = int32(t, p, "PartitionIndex").unwrap_or(0);
                 let answer = Answer {
                     at,
                     latency_ns: r.frame.latency_ns,
-                    granted: boolean(t, p, "VoteGranted").unwrap_or(false),
+                    granted: t.bool(p, "VoteGranted").unwrap_or(false),
                     error: int16(t, p, "ErrorCode").unwrap_or(0),
                     top_error,
                     leader_id: int32(t, p, "LeaderId").unwrap_or(-1),

@@ -23,7 +23,7 @@ pub use elections::{
 pub use json::to_json;
 pub use text::render_text;
 
-use crate::codec::{Kind, Tree, Value};
+use crate::codec::{Kind, Tree};
 use crate::pipeline::Record;
 
 /// Where in the capture something happened: the packet that completed the message, and its time.
@@ -125,42 +125,10 @@ pub fn error_label(code: i16) -> String {
 
 // ---- reading the value tree -------------------------------------------------
 
-fn int(t: &Tree<'_>, parent: usize, name: &str) -> Option<i64> {
-    match t.nodes.get(t.field(parent, name)?)?.value {
-        Value::Int(v) => Some(v),
-        _ => None,
-    }
-}
-
 fn int32(t: &Tree<'_>, parent: usize, name: &str) -> Option<i32> {
-    int(t, parent, name).and_then(|v| i32::try_from(v).ok())
+    t.int(parent, name).and_then(|v| i32::try_from(v).ok())
 }
 
 fn int16(t: &Tree<'_>, parent: usize, name: &str) -> Option<i16> {
-    int(t, parent, name).and_then(|v| i16::try_from(v).ok())
-}
-
-fn boolean(t: &Tree<'_>, parent: usize, name: &str) -> Option<bool> {
-    match t.nodes.get(t.field(parent, name)?)?.value {
-        Value::Bool(b) => Some(b),
-        _ => None,
-    }
-}
-
-/// A string field: `Some(None)` when the wire says null.
-fn string<'a>(t: &Tree<'a>, parent: usize, name: &str) -> Option<Option<&'a str>> {
-    match t.nodes.get(t.field(parent, name)?)?.value {
-        Value::Str(s) => Some(s),
-        _ => None,
-    }
-}
-
-/// Element nodes of the array field `name` under `parent`.
-fn elements(t: &Tree<'_>, parent: usize, name: &str) -> Vec<usize> {
-    let Some(a) = t.field(parent, name) else {
-        return Vec::new();
-    };
-    t.children(a)
-        .filter(|&c| t.nodes.get(c).is_some_and(|n| n.index.is_some()))
-        .collect()
+    t.int(parent, name).and_then(|v| i16::try_from(v).ok())
 }

@@ -133,6 +133,40 @@ impl<'a> Tree<'a> {
     pub fn body(&self) -> Option<usize> {
         self.child_with_role(0, Role::Body)
     }
+
+    /// The integer in field `name` under `parent`, if it is one.
+    pub fn int(&self, parent: usize, name: &str) -> Option<i64> {
+        match self.nodes.get(self.field(parent, name)?)?.value {
+            Value::Int(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The bool in field `name` under `parent`, if it is one.
+    pub fn bool(&self, parent: usize, name: &str) -> Option<bool> {
+        match self.nodes.get(self.field(parent, name)?)?.value {
+            Value::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The string in field `name` under `parent`: `Some(None)` when the wire says null.
+    pub fn str(&self, parent: usize, name: &str) -> Option<Option<&'a str>> {
+        match self.nodes.get(self.field(parent, name)?)?.value {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The element nodes of the array field `name` under `parent`.
+    pub fn elements(&self, parent: usize, name: &str) -> Vec<usize> {
+        let Some(a) = self.field(parent, name) else {
+            return Vec::new();
+        };
+        self.children(a)
+            .filter(|&c| self.nodes.get(c).is_some_and(|n| n.index.is_some()))
+            .collect()
+    }
 }
 
 /// Iterator over a node's direct children.

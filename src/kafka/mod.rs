@@ -633,6 +633,22 @@ fn decide(conn: &mut Conn, cfg: &KafkaConfig, closing: bool) {
     }
 }
 
+/// What travels in `dir` (requests from the client), and from where to where.
+fn side(conn: &Conn, dir: Dir) -> Option<(Kind, SocketAddr, SocketAddr)> {
+    let Role::Client(client) = conn.role else {
+        return None;
+    };
+    let kind = if dir == client {
+        Kind::Request
+    } else {
+        Kind::Response
+    };
+    Some(match dir {
+        Dir::AtoB => (kind, conn.a, conn.b),
+        Dir::BtoA => (kind, conn.b, conn.a),
+    })
+}
+
 /// Appends `data` to a direction and emits every frame it completes.
 #[allow(clippy::too_many_arguments)]
 fn feed(
@@ -645,17 +661,8 @@ fn feed(
     stats: &mut KafkaStats,
     out: &mut dyn FnMut(&KafkaFrame<'_>),
 ) {
-    let Role::Client(client) = conn.role else {
+    let Some((kind, src, dst)) = side(conn, dir) else {
         return;
-    };
-    let kind = if dir == client {
-        Kind::Request
-    } else {
-        Kind::Response
-    };
-    let (src, dst) = match dir {
-        Dir::AtoB => (conn.a, conn.b),
-        Dir::BtoA => (conn.b, conn.a),
     };
     let id = conn.id;
     let max_pending = cfg.max_pending_per_connection;
@@ -954,17 +961,8 @@ fn flush_cut(
     stats: &mut KafkaStats,
     out: &mut dyn FnMut(&KafkaFrame<'_>),
 ) {
-    let Role::Client(client) = conn.role else {
+    let Some((kind, src, dst)) = side(conn, dir) else {
         return;
-    };
-    let kind = if dir == client {
-        Kind::Request
-    } else {
-        Kind::Response
-    };
-    let (src, dst) = match dir {
-        Dir::AtoB => (conn.a, conn.b),
-        Dir::BtoA => (conn.b, conn.a),
     };
     let id = conn.id;
     let Conn {

@@ -156,36 +156,12 @@ fn details(m: &Message<'_>) -> String {
     }
 }
 
-fn int(t: &Tree<'_>, parent: usize, name: &str) -> Option<i64> {
-    match t.nodes.get(t.field(parent, name)?)?.value {
-        Value::Int(v) => Some(v),
-        _ => None,
-    }
-}
-
-fn boolean(t: &Tree<'_>, parent: usize, name: &str) -> Option<bool> {
-    match t.nodes.get(t.field(parent, name)?)?.value {
-        Value::Bool(b) => Some(b),
-        _ => None,
-    }
-}
-
+/// A string field, escaped for the terminal; `null` when the wire says null.
 fn string(t: &Tree<'_>, parent: usize, name: &str) -> Option<String> {
-    match t.nodes.get(t.field(parent, name)?)?.value {
-        Value::Str(Some(s)) => Some(escape(s).into_owned()),
-        Value::Str(None) => Some("null".into()),
-        _ => None,
-    }
-}
-
-/// Element nodes of the array field `name` under `parent`.
-fn elements(t: &Tree<'_>, parent: usize, name: &str) -> Vec<usize> {
-    let Some(a) = t.field(parent, name) else {
-        return Vec::new();
-    };
-    t.children(a)
-        .filter(|&c| t.nodes.get(c).is_some_and(|n| n.index.is_some()))
-        .collect()
+    Some(
+        t.str(parent, name)?
+            .map_or_else(|| "null".into(), |s| escape(s).into_owned()),
+    )
 }
 
 fn error(code: i64) -> String {
@@ -205,11 +181,12 @@ fn key_type(t: i64) -> String {
 }
 
 fn find_coordinator_request(t: &Tree<'_>, body: usize) -> String {
-    let kt = key_type(int(t, body, "KeyType").unwrap_or(0));
+    let kt = key_type(t.int(body, "KeyType").unwrap_or(0));
     if let Some(key) = string(t, body, "Key") {
         return format!("{kt} key={key}");
     }
-    let keys: Vec<String> = elements(t, body, "CoordinatorKeys")
+    let keys: Vec<String> = t
+        .elements(body, "CoordinatorKeys")
         .into_iter()
         .filter_map(|e| match t.nodes.get(e)?.value {
             Value::Str(Some(s)) => Some(escape(s).into_owned()),
@@ -221,7 +198,7 @@ fn find_coordinator_request(t: &Tree<'_>, body: usize) -> String {
 
 /// `→ node 2 (host:port)`, or the error.
 fn coordinator(t: &Tree<'_>, at: usize) -> String {
-    let code = int(t, at, "ErrorCode").unwrap_or(0);
+    let code = t.int(at, "ErrorCode").unwrap_or(0);
     if code != 0 {
         let mut s = error(code);
         if let Some(msg) = string(t, at, "ErrorMessage").filter(|m| m != "null" && !m.is_empty()) {
@@ -231,9 +208,9 @@ fn coordinator(t: &Tree<'_>, at: usize) -> String {
     }
     format!(
         "node {} ({}:{})",
-        int(t, at, "NodeId").unwrap_or(-1),
+        t.int(at, "NodeId").unwrap_or(-1),
         string(t, at, "Host").unwrap_or_default(),
-        int(t, at, "Port").unwrap_or(0)
+        t.int(at, "Port").unwrap_or(0)
     )
 }
 
@@ -241,7 +218,7 @@ fn find_coordinator_response(t: &Tree<'_>, body: usize) -> String {
     if t.field(body, "Coordinators").is_none() {
         return format!("→ {}", coordinator(t, body));
     }
-    elements(t, body, "Coordinators")
+    t.elements(body, "Coordinators")
         .into_iter()
         .map(|c| {
             format!(
@@ -256,27 +233,27 @@ fn find_coordinator_response(t: &Tree<'_>, body: usize) -> String {
 
 /// The partitions of every topic in a Vote message.
 fn vote_partitions(t: &Tree<'_>, body: usize) -> Vec<usize> {
-    elements(t, body, "Topics")
+    t.elements(body, "Topics")
         .into_iter()
-        .flat_map(|topic| elements(t, topic, "Partitions"))
+        .flat_map(|topic| t.elements(topic, "Partitions"))
         .collect()
 }
 
 fn vote_request(t: &Tree<'_>, body: usize) -> String {
     let mut parts = Vec::new();
     for p in vote_partitions(t, body) {
-        let pre = boolean(t, p, "PreVote") == Some(true);
+        let pre = t.bool(p, "PreVote") == Some(true);
         parts.push(format!(
             "{}replica={} epoch={} last={}@{}",
             if pre { "prevote " } else { "" },
-            int(t, p, "ReplicaId").unwrap_or(-1),
-            int(t, p, "ReplicaEpoch").unwrap_or(-1),
-            int(t, p, "LastOffset").unwrap_or(-1),
-            int(t, p, "LastOffsetEpoch").unwrap_or(-1),
+            t.int(p, "ReplicaId").unwrap_or(-1),
+            t.int(p, "ReplicaEpoch").unwrap_or(-1),
+            t.int(p, "LastOffset").unwrap_or(-1),
+            t.int(p, "LastOffsetEpoch").unwrap_or(-1),
         ));
     }
     let mut s = parts.join(", ");
-    if let Some(v) = int(t, body, "VoterId") {
+    if let Some(v) = t.int(body, "VoterId") {
         let _ = write!(s, " → voter {v}");
     }
     s
@@ -287,21 +264,21 @@ fn vote_response(t: &Tree<'_>, body: usize) -> String {
     for p in vote_partitions(t, body) {
         let mut s = format!(
             "granted={} leader={} epoch={}",
-            if boolean(t, p, "VoteGranted") == Some(true) {
+            if t.bool(p, "VoteGranted") == Some(true) {
                 "yes"
             } else {
                 "no"
             },
-            int(t, p, "LeaderId").unwrap_or(-1),
-            int(t, p, "LeaderEpoch").unwrap_or(-1),
+            t.int(p, "LeaderId").unwrap_or(-1),
+            t.int(p, "LeaderEpoch").unwrap_or(-1),
         );
-        let code = int(t, p, "ErrorCode").unwrap_or(0);
+        let code = t.int(p, "ErrorCode").unwrap_or(0);
         if code != 0 {
             let _ = write!(s, " {}", error(code));
         }
         parts.push(s);
     }
-    let top = int(t, body, "ErrorCode").unwrap_or(0);
+    let top = t.int(body, "ErrorCode").unwrap_or(0);
     if top != 0 {
         parts.push(error(top));
     }
