@@ -159,6 +159,8 @@ pub struct App {
     pub areas: Areas,
     /// The row to select again once the filter has looked that far.
     anchor: Option<usize>,
+    /// The selected tree path while no message is shown, to select it again.
+    field_path: Option<String>,
 }
 
 impl App {
@@ -188,6 +190,7 @@ impl App {
             quit: false,
             areas: ui::areas(Rect::new(0, 0, 80, 24)),
             anchor: None,
+            field_path: None,
         }
     }
 
@@ -280,8 +283,12 @@ impl App {
             .detail
             .as_ref()
             .and_then(|d| d.lines.get(self.tree_sel))
-            .map(|l| l.path.clone());
+            .map(|l| l.path.clone())
+            .or_else(|| self.field_path.take());
         self.detail = row.and_then(|r| Detail::build(&self.store, r));
+        if self.detail.is_none() {
+            self.field_path = old_path.clone();
+        }
         // Keep the same field selected when the new message has it, as Wireshark does.
         self.tree_sel = match (&self.detail, old_path) {
             (Some(d), Some(p)) => d.lines.iter().position(|l| l.path == p).unwrap_or(0),
@@ -551,7 +558,10 @@ impl App {
         self.view = View::new(f);
         self.notice = None;
         match keep {
-            Some(row) if self.view.rows.is_some() => self.anchor = Some(row),
+            Some(row) if self.view.rows.is_some() => {
+                self.anchor = Some(row);
+                self.select(0);
+            }
             Some(row) => {
                 self.anchor = None;
                 self.select(row);

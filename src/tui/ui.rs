@@ -11,7 +11,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 /// Where each pane sits. Panes have a top border with their title.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -570,8 +570,8 @@ const HELP: &[(&str, &str)] = &[
     ("Tab  Shift-Tab", "next / previous pane"),
     ("Enter  Space", "expand or collapse a tree node"),
     ("← →  h l", "tree: collapse / expand; hex: move a byte"),
-    ("/", "filter: API name, request/response, corr=N,"),
-    ("", "  error, warn, version_source=inferred, text"),
+    ("/", "filter: API name, request, response, corr=N,"),
+    ("", "error, warn, version_source=inferred, text"),
     ("r", "jump between a request and its response"),
     ("f", "follow the newest message"),
     ("Esc", "close a prompt or a message"),
@@ -581,7 +581,7 @@ const HELP: &[(&str, &str)] = &[
 ];
 
 fn draw_help(f: &mut Frame<'_>, full: Rect) {
-    let w = 60.min(full.width);
+    let w = 64.min(full.width);
     let h = (HELP.len() as u16 + 4).min(full.height);
     let area = Rect::new(
         full.x + (full.width - w) / 2,
@@ -605,7 +605,7 @@ fn draw_help(f: &mut Frame<'_>, full: Rect) {
     ));
     f.render_widget(Clear, area);
     f.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+        Paragraph::new(lines).block(
             Block::bordered()
                 .title(" kwire tui: keys ")
                 .border_style(Style::new().fg(Color::Yellow)),
