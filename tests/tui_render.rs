@@ -211,3 +211,39 @@ fn wire_strings_cannot_reach_the_terminal() {
         assert!(s.contains("\\x1b]0;pwned\\x07\\x1b[2J"), "{s}");
     }
 }
+
+#[test]
+fn the_tree_names_error_codes_and_writes_uuids_canonically() {
+    let mut app = loaded(ELECTION, 120, 40);
+    app.select(position_of_frame(&app, 201));
+    let d = app.detail.clone().unwrap();
+    let labels: Vec<&str> = d.lines.iter().map(|l| l.label.as_str()).collect();
+    assert!(labels.contains(&"ReplicaDirectoryId uuid = 203b722c-5a96-8b95-8f12-fd2980dfdf30"));
+    // Scrolled to the UUID, the selected line carries the schema's description.
+    let i = labels
+        .iter()
+        .position(|l| l.starts_with("ReplicaDirectoryId"))
+        .unwrap();
+    app.select_byte(d.lines[i].offset);
+    let s = text(&render(&app));
+    let at = s
+        .lines()
+        .position(|l| {
+            l.ends_with(
+                "ReplicaDirectoryId uuid = 203b722c-5a96-8b95-8f12-fd2980dfdf30 [0x0058, 16B]",
+            )
+        })
+        .unwrap_or_else(|| panic!("{s}"));
+    // Too long for one row at 120 columns: the description is on the row below.
+    assert_eq!(
+        s.lines().nth(at + 1).unwrap().trim(),
+        "The directory id of the voter sending the request"
+    );
+    app.select(position_of_frame(&app, 224));
+    let d = app.detail.clone().unwrap();
+    assert!(
+        d.lines
+            .iter()
+            .any(|l| l.label == "ErrorCode int16 = 74 (FENCED_LEADER_EPOCH)" && l.alarming)
+    );
+}

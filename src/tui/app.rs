@@ -346,7 +346,8 @@ impl App {
     }
 
     fn scroll_tree(&mut self) {
-        let h = self.areas.tree_rows().max(1);
+        // One row is kept below the selection for its description, when that wraps.
+        let h = self.areas.tree_rows().saturating_sub(1).max(1);
         let items = self.tree_items();
         let at = items
             .iter()

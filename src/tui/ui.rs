@@ -379,14 +379,23 @@ fn draw_tree(app: &App, f: &mut Frame<'_>, area: Rect) {
                 if selected {
                     style = style.patch(selected_style(focused));
                 }
-                let mut spans = vec![Span::styled(text, style)];
-                if selected && !l.about.is_empty() {
-                    spans.push(Span::styled(
-                        format!("  {}", l.about),
-                        Style::new().fg(Color::Gray).add_modifier(Modifier::ITALIC),
+                let about = Style::new().fg(Color::Gray).add_modifier(Modifier::ITALIC);
+                let width = text.chars().count() + 2 + l.about.chars().count();
+                if selected && !l.about.is_empty() && width > usize::from(inner.width) {
+                    // Too long for one row: the description goes on the row below, under the label.
+                    lines.push(Line::styled(text, style));
+                    lines.push(Line::styled(
+                        format!("{}    {}", "  ".repeat(l.depth), l.about),
+                        about,
                     ));
+                } else if selected && !l.about.is_empty() {
+                    lines.push(Line::from(vec![
+                        Span::styled(text, style),
+                        Span::styled(format!("  {}", l.about), about),
+                    ]));
+                } else {
+                    lines.push(Line::styled(text, style));
                 }
-                lines.push(Line::from(spans));
             }
             TreeItem::Note(n) => {
                 let line = match d.notes.get(n) {
