@@ -211,14 +211,15 @@ fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
             }
         }
     }
-    if gone {
+    // Nobody listens, or the user quit: flushing the connections would be wasted work.
+    if gone || stop.load(Ordering::Relaxed) {
         return;
     }
     let stats = pipe.finish(&mut |r| {
         batch.push(r);
         ControlFlow::Continue(())
     });
-    if estimate.is_some() && error.is_none() && !stop.load(Ordering::Relaxed) {
+    if estimate.is_some() && error.is_none() {
         progress.fraction = Some(1.0);
     }
     if send(&mut batch, &mut progress, &mut input.source) {

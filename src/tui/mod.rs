@@ -4,6 +4,7 @@
 //! A loader thread runs the pipeline and sends compact rows ([`store`]); the
 //! [`app::App`] holds the state and handles keys; [`ui::draw`] renders it.
 //! The tree and hex of the selected message are decoded on demand.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 pub mod app;
 pub mod detail;
@@ -26,6 +27,7 @@ use ratatui::layout::Rect;
 use std::io;
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::TryRecvError;
 use std::time::{Duration, Instant};
 
 /// Whether the terminal is in the TUI's modes and needs restoring.
@@ -107,7 +109,12 @@ fn event_loop(app: &mut App, loader: &Loader) -> io::Result<()> {
                     app.update(u);
                     dirty = true;
                 }
-                Err(_) => break,
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) if app.done => break,
+                // The loader died without saying it was done: it panicked.
+                Err(TryRecvError::Disconnected) => {
+                    return Err(io::Error::other("the capture loader stopped unexpectedly"));
+                }
             }
         }
         if app.scan_filter(Duration::from_millis(15)) {

@@ -272,21 +272,21 @@ fn draw_list(app: &App, f: &mut Frame<'_>, area: Rect) {
     let show_lat = keep(lat_w);
     let show_time = keep(time_w);
     let show_ends = keep(ends_w);
-    let line = |c: [&str; 8]| -> Vec<String> {
-        let mut v = vec![fit(c[0], no_w, true)];
+    let line = |[no, time, ends, api, kind, corr, lat, info]: [&str; 8]| -> Vec<String> {
+        let mut v = vec![fit(no, no_w, true)];
         if show_time {
-            v.push(fit(c[1], time_w, true));
+            v.push(fit(time, time_w, true));
         }
         if show_ends {
-            v.push(fit(c[2], ends_w, false));
+            v.push(fit(ends, ends_w, false));
         }
-        v.push(fit(c[3], api_w, false));
-        v.push(fit(c[4], kind_w, false));
-        v.push(fit(c[5], corr_w, true));
+        v.push(fit(api, api_w, false));
+        v.push(fit(kind, kind_w, false));
+        v.push(fit(corr, corr_w, true));
         if show_lat {
-            v.push(fit(c[6], lat_w, true));
+            v.push(fit(lat, lat_w, true));
         }
-        v.push(c[7].to_string());
+        v.push(info.to_string());
         v
     };
     let mut lines = vec![Line::styled(
