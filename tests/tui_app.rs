@@ -2,6 +2,8 @@
 //! jump, the filter, expand/collapse, the hex pane selecting fields, movement
 //! and the mouse.
 
+mod common;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use kwire::codec::Kind;
 use kwire::pipeline::Config;
@@ -298,4 +300,40 @@ fn rows_arriving_while_following_keep_the_newest_selected() {
         }
     }
     assert_eq!(last, 247);
+}
+
+#[test]
+fn a_giant_frame_keeps_only_its_head() {
+    // A 100 000-byte Produce request: the store keeps 64 KiB and says so.
+    let mut f = common::flow();
+    f.syn_handshake()
+        .client_send(&common::raw_req(0, 9, 7, "big", &"ab".repeat(100_000)))
+        .server_send(&common::raw_resp(0, 9, 7, "00000000"));
+    let file = common::pcap(&[&f]);
+    let path = file.path().to_str().unwrap();
+    let mut app = App::new(path, false);
+    for u in load_all(Input::file(path).unwrap(), Config::default()) {
+        app.update(u);
+    }
+    app.resize(Rect::new(0, 0, 80, 24));
+    assert_eq!(app.shown(), 2);
+    let r = *app.store.row(0).unwrap();
+    assert!(r.is_capped());
+    assert!(r.wire_size > 100_000);
+    assert_eq!(app.store.data(0).len(), kwire::tui::store::MAX_STORED);
+    let d = app.detail.as_ref().unwrap();
+    assert_eq!(d.bytes.len(), kwire::tui::store::MAX_STORED);
+    assert!(d.notes.contains(&kwire::tui::detail::Note::Info(format!(
+        "only the first 65536 of {} bytes are kept for display",
+        r.wire_size
+    ))));
+    // The header still decodes from the head, and the pair is intact.
+    assert!(
+        d.lines
+            .iter()
+            .any(|l| l.label == "client_id string = \"big\" (int16 len=3)")
+    );
+    press(&mut app, "r");
+    let (_, kind, corr) = selected(&app);
+    assert_eq!((kind, corr), (Kind::Response, Some(7)));
 }

@@ -54,7 +54,11 @@ impl Input {
         let source = Source::open_file(path)?;
         Ok(Input {
             source,
-            label: path.to_string(),
+            label: if path == "-" {
+                "standard input".to_string()
+            } else {
+                path.to_string()
+            },
             live: false,
             estimate: Estimate::of(path),
             stop: Arc::new(AtomicBool::new(false)),
