@@ -12,4 +12,5 @@ pub mod net;
 pub mod pipeline;
 pub mod synth;
 pub mod tcp;
+pub mod tui;
 pub mod view;

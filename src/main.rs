@@ -34,6 +34,8 @@ enum Cmd {
     Live(LiveArgs),
     /// Read a capture and report elections, coordinators, and per-API latency and errors.
     Stats(StatsArgs),
+    /// Browse a capture file, or live traffic (-i), in a three-pane terminal UI.
+    Tui(TuiArgs),
     /// List the interfaces kwire can capture on.
     Interfaces,
 }
@@ -60,6 +62,25 @@ struct LiveArgs {
     kernel_buffer: usize,
     #[command(flatten)]
     out: OutputArgs,
+}
+
+#[derive(Args)]
+struct TuiArgs {
+    /// Capture file to browse; it loads in the background.
+    #[arg(required_unless_present = "iface", conflicts_with = "iface")]
+    file: Option<String>,
+    /// Show live traffic from this interface instead.
+    #[arg(short = 'i', long = "interface", value_name = "IFACE")]
+    iface: Option<String>,
+    /// Capture filter for -i (BPF, as for tcpdump).
+    #[arg(short = 'f', long = "bpf", default_value = "tcp", value_name = "BPF")]
+    bpf: String,
+    /// More ports always treated as Kafka (9092 and 9093 always are).
+    #[arg(long, value_delimiter = ',', value_name = "P")]
+    port: Vec<u16>,
+    /// Display filter to start with (as `/` in the TUI).
+    #[arg(short = 'Y', long = "filter", value_name = "FILTER")]
+    filter: Option<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -208,6 +229,7 @@ fn main() -> ExitCode {
         Cmd::Read(args) => read(&args),
         Cmd::Live(args) => live(&args),
         Cmd::Stats(args) => stats(&args),
+        Cmd::Tui(args) => tui(&args),
         Cmd::Interfaces => interfaces(),
     }
 }
@@ -288,6 +310,44 @@ fn live(args: &LiveArgs) -> ExitCode {
             ExitCode::from(2)
         }
         (End::Complete, Ok(())) => ExitCode::SUCCESS,
+    }
+}
+
+fn tui(args: &TuiArgs) -> ExitCode {
+    use kwire::tui;
+    if let Err(e) = Filter::parse(args.filter.as_deref().unwrap_or("")) {
+        eprintln!("kwire: {e}");
+        return ExitCode::from(1);
+    }
+    let input = match (&args.iface, &args.file) {
+        (Some(iface), _) => match tui::Input::live(iface, &args.bpf) {
+            Ok(i) => i,
+            Err(e) => return open_failed(iface, e),
+        },
+        (None, Some(file)) => match tui::Input::file(file) {
+            Ok(i) => i,
+            Err(e) => return open_failed(file, e),
+        },
+        (None, None) => {
+            eprintln!("kwire: name a capture file, or an interface with -i");
+            return ExitCode::from(1);
+        }
+    };
+    let mut config = Config::default();
+    config.kafka.ports.extend(&args.port);
+    if args.iface.is_some() {
+        config.tcp.idle_timeout_ns = Some(300_000_000_000);
+    }
+    let opts = tui::Options {
+        config,
+        filter: args.filter.clone(),
+    };
+    match tui::run(input, opts) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("kwire: terminal: {e}");
+            ExitCode::from(1)
+        }
     }
 }
 

@@ -1,0 +1,180 @@
+//! The selected message, decoded on demand: its tree as owned lines, its
+//! bytes for the hex pane, and the notes (decode error, warnings).
+
+use super::store::Store;
+use crate::codec::{Node, Role, Value};
+use crate::pipeline::VersionSource;
+use crate::view::escape::escape;
+use crate::view::summary::{api_version, latency};
+use crate::view::tree;
+use std::fmt::Write;
+
+/// One node of the selected message's tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// `name type = value` as the seed trees write it (wire strings escaped).
+    pub label: String,
+    /// The schema's description.
+    pub about: String,
+    pub offset: usize,
+    pub len: usize,
+    pub depth: usize,
+    /// Index of the first line after this node's subtree.
+    pub next: usize,
+    /// Names from the root, so expansion survives moving to another message.
+    pub path: String,
+    /// Error code that is not NONE, or raw bytes left undecoded.
+    pub alarming: bool,
+}
+
+impl Line {
+    pub fn has_children(&self, i: usize) -> bool {
+        self.next > i + 1
+    }
+
+    pub fn contains(&self, byte: usize) -> bool {
+        byte >= self.offset && byte < self.offset + self.len
+    }
+}
+
+/// A note under the tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Note {
+    Error(String),
+    Warning(String),
+    Info(String),
+}
+
+/// Everything the tree and hex panes show for one message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Detail {
+    /// Row in the store.
+    pub row: usize,
+    /// `Frame N: src → dst, API vN kind corr=C, …`.
+    pub title: String,
+    pub lines: Vec<Line>,
+    pub notes: Vec<Note>,
+    /// The stored bytes (the frame from its size prefix).
+    pub bytes: Vec<u8>,
+}
+
+impl Detail {
+    /// Decodes row `row` of the store.
+    pub fn build(store: &Store, row: usize) -> Option<Detail> {
+        let r = *store.row(row)?;
+        let bytes = store.data(row).to_vec();
+        store.with_record(row, |rec| {
+            let f = rec.frame;
+            let m = &rec.msg;
+            let mut title = format!(
+                "Frame {}: {} → {}, {} {} corr={}, {:.6} s, {} bytes",
+                f.frame,
+                f.src,
+                f.dst,
+                api_version(m),
+                m.kind.as_str(),
+                m.correlation_id
+                    .map_or_else(|| "?".into(), |c| c.to_string()),
+                (f.ts_ns - rec.first_ts_ns) as f64 / 1e9,
+                f.wire_size,
+            );
+            if let Some(src) = rec.version_source {
+                if src == VersionSource::Inferred {
+                    title.push_str(", version inferred");
+                }
+            }
+            if let (Some(req), Some(ns)) = (f.request_frame, f.latency_ns) {
+                let _ = write!(title, ", request in frame {req}, {}", latency(ns / 1000));
+            }
+            let version = m.tree.root().and_then(|n| match n.value {
+                Value::Int(v) => Some(v),
+                _ => None,
+            });
+            let mut lines = Vec::with_capacity(m.tree.nodes.len());
+            let mut stack: Vec<(usize, String)> = Vec::new();
+            for n in &m.tree.nodes {
+                let depth = usize::from(n.depth);
+                while stack.last().is_some_and(|(d, _)| *d >= depth) {
+                    stack.pop();
+                }
+                let mut own = n.name.to_string();
+                if let Some(i) = n.index {
+                    let _ = write!(own, "[{i}]");
+                }
+                let path = match stack.last() {
+                    Some((_, p)) => format!("{p}/{own}"),
+                    None => own,
+                };
+                stack.push((depth, path.clone()));
+                let mut label = String::new();
+                tree::label(&mut label, n);
+                lines.push(Line {
+                    label,
+                    about: about(n, version),
+                    offset: n.offset as usize,
+                    len: n.len as usize,
+                    depth,
+                    next: n.next as usize,
+                    path,
+                    alarming: alarming(n),
+                });
+            }
+            let mut notes = Vec::new();
+            if let Some(e) = &m.error {
+                notes.push(Note::Error(format!("malformed: {e}")));
+            }
+            for w in f.warnings.iter().chain(m.warnings.iter()) {
+                notes.push(Note::Warning(escape(w).into_owned()));
+            }
+            if r.is_capped() {
+                notes.push(Note::Info(format!(
+                    "only the first {} of {} bytes are kept for display",
+                    bytes.len(),
+                    f.wire_size
+                )));
+            }
+            Detail {
+                row,
+                title,
+                lines,
+                notes,
+                bytes,
+            }
+        })
+    }
+
+    /// The deepest line whose bytes include `byte`.
+    pub fn line_at_byte(&self, byte: usize) -> Option<usize> {
+        // Siblings do not overlap and children follow their parent, so the last hit is the deepest.
+        self.lines.iter().rposition(|l| l.contains(byte))
+    }
+
+    /// Lines whose subtree holds line `i`, outermost first.
+    pub fn ancestors(&self, i: usize) -> Vec<usize> {
+        (0..i)
+            .filter(|&a| self.lines.get(a).is_some_and(|l| l.next > i))
+            .collect()
+    }
+}
+
+/// The description shown for a node, as the seed trees give it.
+fn about(n: &Node<'_>, version: Option<i64>) -> String {
+    match n.role {
+        Role::Body => match version {
+            Some(v) => format!("message body, version {v}"),
+            None => "message body".into(),
+        },
+        Role::Length => match n.value {
+            Value::Array(Some(1)) => "1 element follows".into(),
+            Value::Array(Some(c)) => format!("{c} elements follow"),
+            _ => "null array".into(),
+        },
+        _ => n.about.to_string(),
+    }
+}
+
+fn alarming(n: &Node<'_>) -> bool {
+    n.role == Role::Field
+        && n.name.ends_with("ErrorCode")
+        && matches!(n.value, Value::Int(c) if c != 0)
+}

@@ -1,0 +1,236 @@
+//! The loader thread: runs the pipeline over a source and sends compact
+//! batches of rows to the UI, with progress, so the UI never waits on input.
+
+use super::store::Batch;
+use crate::capture::{CaptureError, LiveOptions, LiveStats, Source};
+use crate::pipeline::{Config, Pipeline, RunStats};
+use std::io::Read;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, sync_channel};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Rows per batch at most.
+const BATCH_ROWS: usize = 8192;
+/// A batch is sent at least this often while messages arrive.
+const BATCH_EVERY: Duration = Duration::from_millis(40);
+
+/// How far loading has got.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Progress {
+    pub packets: u64,
+    /// Share of the file read, estimated from record sizes; `None` for live and stdin.
+    pub fraction: Option<f64>,
+    pub live: Option<LiveStats>,
+}
+
+/// What the loader sends.
+#[derive(Debug)]
+pub enum Update {
+    Batch(Batch, Progress),
+    /// The source ended (or was stopped); `error` when it ended damaged.
+    Done {
+        progress: Progress,
+        stats: Box<RunStats>,
+        error: Option<String>,
+    },
+}
+
+/// An opened source, ready to load.
+pub struct Input {
+    pub source: Source,
+    /// What the status bar calls it: a file name or `live IFACE (BPF)`.
+    pub label: String,
+    pub live: bool,
+    estimate: Option<Estimate>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Input {
+    /// Opens a capture file (`-` for standard input).
+    pub fn file(path: &str) -> Result<Input, CaptureError> {
+        let source = Source::open_file(path)?;
+        Ok(Input {
+            source,
+            label: if path == "-" {
+                "standard input".to_string()
+            } else {
+                path.to_string()
+            },
+            live: false,
+            estimate: Estimate::of(path),
+            stop: Arc::new(AtomicBool::new(false)),
+        })
+    }
+
+    /// Opens an interface for live capture.
+    pub fn live(iface: &str, bpf: &str) -> Result<Input, CaptureError> {
+        let mut opts = LiveOptions::new(iface);
+        opts.filter = bpf.to_string();
+        let mut source = Source::open_live(&opts)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        source.stop_when(stop.clone());
+        Ok(Input {
+            source,
+            label: format!("live {iface} ({bpf})"),
+            live: true,
+            estimate: None,
+            stop,
+        })
+    }
+}
+
+/// Estimates how much of a file has been read from the records returned.
+#[derive(Clone, Copy, Debug)]
+struct Estimate {
+    size: u64,
+    pcapng: bool,
+}
+
+impl Estimate {
+    fn of(path: &str) -> Option<Estimate> {
+        if path == "-" {
+            return None;
+        }
+        let mut f = std::fs::File::open(path).ok()?;
+        let size = f.metadata().ok()?.len();
+        let mut magic = [0u8; 4];
+        f.read_exact(&mut magic).ok()?;
+        Some(Estimate {
+            size: size.max(1),
+            pcapng: magic == [0x0a, 0x0d, 0x0d, 0x0a],
+        })
+    }
+
+    /// Bytes a record of `caplen` takes in the file.
+    fn record(&self, caplen: u32) -> u64 {
+        let caplen = u64::from(caplen);
+        if self.pcapng {
+            32 + caplen.div_ceil(4) * 4
+        } else {
+            16 + caplen
+        }
+    }
+}
+
+/// The running loader: its updates, and the means to stop it.
+pub struct Loader {
+    pub updates: Receiver<Update>,
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Loader {
+    /// Starts loading `input` on its own thread.
+    pub fn spawn(input: Input, cfg: Config) -> std::io::Result<Loader> {
+        let (tx, rx) = sync_channel(16);
+        let stop = input.stop.clone();
+        let handle = std::thread::Builder::new()
+            .name("kwire-loader".into())
+            .spawn(move || load(input, cfg, &mut |u| tx.send(u).is_ok()))?;
+        Ok(Loader {
+            updates: rx,
+            stop,
+            handle: Some(handle),
+        })
+    }
+
+    /// Asks the loader to stop and waits for it.
+    pub fn stop(mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        // Unblock a loader waiting on a full channel.
+        while self.updates.try_recv().is_ok() {}
+        if let Some(h) = self.handle.take() {
+            drop(self.updates);
+            let _ = h.join();
+        }
+    }
+}
+
+/// Loads the whole input synchronously into batches (tests and tools).
+pub fn load_all(input: Input, cfg: Config) -> Vec<Update> {
+    let mut all = Vec::new();
+    load(input, cfg, &mut |u| {
+        all.push(u);
+        true
+    });
+    all
+}
+
+/// Runs the pipeline over the input; `tx` returns false when nobody listens any more.
+fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
+    let mut pipe = Pipeline::new(cfg);
+    let mut batch = Batch::default();
+    let mut progress = Progress::default();
+    let mut read_bytes: u64 = if input.estimate.is_some_and(|e| !e.pcapng) {
+        24
+    } else {
+        0
+    };
+    let mut last_sent = Instant::now();
+    let mut gone = false;
+    let mut error = None;
+    let stop = input.stop.clone();
+    let estimate = input.estimate;
+    let live = input.live;
+    let mut send = |batch: &mut Batch, progress: &mut Progress, source: &mut Source| {
+        if live {
+            progress.live = source.live_stats();
+        }
+        let b = std::mem::take(batch);
+        tx(Update::Batch(b, *progress))
+    };
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let full = batch.len() >= BATCH_ROWS;
+        let due = last_sent.elapsed() >= BATCH_EVERY;
+        if full || due {
+            if !send(&mut batch, &mut progress, &mut input.source) {
+                gone = true;
+                break;
+            }
+            last_sent = Instant::now();
+        }
+        match input.source.next_packet() {
+            None => break,
+            Some(Ok(p)) => {
+                progress.packets += 1;
+                if let Some(e) = estimate {
+                    read_bytes += e.record(p.caplen);
+                    progress.fraction = Some((read_bytes as f64 / e.size as f64).min(0.99));
+                }
+                pipe.packet(progress.packets, &p, &mut |r| {
+                    batch.push(r);
+                    ControlFlow::Continue(())
+                });
+            }
+            Some(Err(CaptureError::Idle)) => {}
+            Some(Err(e)) => {
+                error = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    // Nobody listens, or the user quit: flushing the connections would be wasted work.
+    if gone || stop.load(Ordering::Relaxed) {
+        return;
+    }
+    let stats = pipe.finish(&mut |r| {
+        batch.push(r);
+        ControlFlow::Continue(())
+    });
+    if estimate.is_some() && error.is_none() {
+        progress.fraction = Some(1.0);
+    }
+    if send(&mut batch, &mut progress, &mut input.source) {
+        tx(Update::Done {
+            progress,
+            stats: Box::new(stats),
+            error,
+        });
+    }
+}
