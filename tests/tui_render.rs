@@ -247,3 +247,23 @@ fn the_tree_names_error_codes_and_writes_uuids_canonically() {
             .any(|l| l.label == "ErrorCode int16 = 74 (FENCED_LEADER_EPOCH)" && l.alarming)
     );
 }
+
+const REELECTION: &str = "captures/kraft-reelection.pcap";
+
+#[test]
+fn analysis_tab_on_a_reelection() {
+    let mut app = loaded(REELECTION, 120, 40);
+    app.on_key(key('t'));
+    let s = text(&render(&app));
+    // As `kwire stats` reports: epochs 1 to 4, leaders 2, 1, 2, 3.
+    assert!(s.contains("4 epochs"), "{s}");
+    insta::assert_snapshot!("analysis_tab", s);
+}
+
+#[test]
+fn analysis_tab_at_eighty_by_twenty_four() {
+    let mut app = loaded(REELECTION, 80, 24);
+    app.on_key(key('2'));
+    let s = text(&render(&app));
+    insta::assert_snapshot!("analysis_tab_80x24", s);
+}

@@ -16,7 +16,9 @@ mod json;
 mod text;
 
 pub use apis::{ApiStats, Latency, Percentiles};
-pub use coordinators::{Asker, CoordinatorAnswer, CoordinatorChange, CoordinatorKey, Endpoint};
+pub use coordinators::{
+    Asker, CoordinatorAnswer, CoordinatorChange, CoordinatorKey, Endpoint, key_type_name,
+};
 pub use elections::{
     Ballot, Candidacy, Epoch, Outcome, PartitionElections, RepeatCandidate, Voter,
 };

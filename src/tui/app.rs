@@ -4,7 +4,9 @@
 use super::detail::Detail;
 use super::loader::{Progress, Update};
 use super::store::Store;
+use super::tab::{self, CoordinatorRow, ElectionRow, Tab, Table, Target};
 use super::ui::{self, Areas};
+use crate::analysis::Analysis;
 use crate::codec::Kind;
 use crate::pipeline::RunStats;
 use crate::view::filter::Filter;
@@ -157,6 +159,19 @@ pub struct App {
     pub help: bool,
     pub quit: bool,
     pub areas: Areas,
+    /// The tab shown: the message panes or the analysis.
+    pub tab: Tab,
+    /// The analysis tab's table with the keyboard.
+    pub table: Table,
+    /// The latest analysis the loader sent, and its tables' rows.
+    pub analysis: Analysis,
+    pub elections: Vec<ElectionRow>,
+    pub coordinators: Vec<CoordinatorRow>,
+    /// Selected and first shown row of each table.
+    pub election_sel: usize,
+    pub election_top: usize,
+    pub coordinator_sel: usize,
+    pub coordinator_top: usize,
     /// The row to select again once the filter has looked that far.
     anchor: Option<usize>,
     /// The selected tree path while no message is shown, to select it again.
@@ -189,6 +204,15 @@ impl App {
             help: false,
             quit: false,
             areas: ui::areas(Rect::new(0, 0, 80, 24)),
+            tab: Tab::Messages,
+            table: Table::Elections,
+            analysis: Analysis::default(),
+            elections: Vec::new(),
+            coordinators: Vec::new(),
+            election_sel: 0,
+            election_top: 0,
+            coordinator_sel: 0,
+            coordinator_top: 0,
             anchor: None,
             field_path: None,
         }
@@ -210,6 +234,13 @@ impl App {
             Update::Batch(b, p) => {
                 self.store.push_batch(b);
                 self.progress = p;
+            }
+            Update::Analysis(a) => {
+                self.elections = tab::election_rows(&a);
+                self.coordinators = tab::coordinator_rows(&a);
+                self.analysis = *a;
+                self.scroll_tables();
+                return;
             }
             Update::Done {
                 progress,
@@ -268,6 +299,7 @@ impl App {
         self.scroll_list();
         self.scroll_tree();
         self.scroll_hex();
+        self.scroll_tables();
     }
 
     /// Selects view position `pos` (clamped) and decodes its message.
@@ -612,6 +644,16 @@ impl App {
             KeyCode::Char('/') => {
                 self.input = Some(self.view.filter().as_str().to_string());
             }
+            KeyCode::Char('t') => {
+                self.tab = match self.tab {
+                    Tab::Messages => Tab::Analysis,
+                    Tab::Analysis => Tab::Messages,
+                }
+            }
+            KeyCode::Char('1') => self.tab = Tab::Messages,
+            KeyCode::Char('2') => self.tab = Tab::Analysis,
+            KeyCode::Esc => self.notice = None,
+            _ if self.tab == Tab::Analysis => self.analysis_key(k.code),
             KeyCode::Tab => {
                 self.focus = match self.focus {
                     Pane::List => Pane::Tree,
@@ -634,7 +676,6 @@ impl App {
                     self.select(n.saturating_sub(1));
                 }
             }
-            KeyCode::Esc => self.notice = None,
             _ => match self.focus {
                 Pane::List => self.list_key(k.code),
                 Pane::Tree => self.tree_key(k.code),
@@ -660,6 +701,202 @@ impl App {
             }
             KeyCode::Enter | KeyCode::Char(' ') => self.focus = Pane::Tree,
             _ => {}
+        }
+    }
+
+    /// A click on a table row selects it (a click on the selected row jumps); the wheel scrolls.
+    fn on_analysis_mouse(&mut self, m: MouseEvent) {
+        let a = self.areas;
+        let at = (m.column, m.row).into();
+        let (table, area, top) = if a.elections.contains(at) {
+            (Table::Elections, a.elections, self.election_top)
+        } else if a.coordinators.contains(at) {
+            (Table::Coordinators, a.coordinators, self.coordinator_top)
+        } else {
+            return;
+        };
+        match m.kind {
+            MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
+                self.table = table;
+                let d = if m.kind == MouseEventKind::ScrollUp {
+                    -3
+                } else {
+                    3
+                };
+                self.move_table(d);
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                self.table = table;
+                // Under the title and the column heads.
+                let first = area.y + 2;
+                if m.row < first {
+                    return;
+                }
+                let pos = top + usize::from(m.row - first);
+                let (sel, n) = match table {
+                    Table::Elections => (self.election_sel, self.elections.len()),
+                    Table::Coordinators => (self.coordinator_sel, self.coordinators.len()),
+                };
+                if pos >= n {
+                    return;
+                }
+                if pos == sel {
+                    self.jump_to_entry();
+                } else {
+                    self.move_table(pos as isize - sel as isize);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Keys on the analysis tab: move in a table, switch tables, jump to a message.
+    fn analysis_key(&mut self, code: KeyCode) {
+        let rows = match self.table {
+            Table::Elections => self.areas.election_rows(),
+            Table::Coordinators => self.areas.coordinator_rows(),
+        };
+        let page = rows.max(1) as isize;
+        match code {
+            KeyCode::Up | KeyCode::Char('k') => self.move_table(-1),
+            KeyCode::Down | KeyCode::Char('j') => self.move_table(1),
+            KeyCode::PageUp => self.move_table(-page),
+            KeyCode::PageDown => self.move_table(page),
+            KeyCode::Home | KeyCode::Char('g') => self.move_table(isize::MIN / 2),
+            KeyCode::End | KeyCode::Char('G') => self.move_table(isize::MAX / 2),
+            KeyCode::Tab | KeyCode::BackTab => {
+                self.table = match self.table {
+                    Table::Elections => Table::Coordinators,
+                    Table::Coordinators => Table::Elections,
+                }
+            }
+            KeyCode::Enter | KeyCode::Char(' ') => self.jump_to_entry(),
+            _ => {}
+        }
+    }
+
+    fn move_table(&mut self, delta: isize) {
+        match self.table {
+            Table::Elections => {
+                let last = self.elections.len().saturating_sub(1);
+                self.election_sel = self.election_sel.saturating_add_signed(delta).min(last);
+            }
+            Table::Coordinators => {
+                let last = self.coordinators.len().saturating_sub(1);
+                self.coordinator_sel = self.coordinator_sel.saturating_add_signed(delta).min(last);
+            }
+        }
+        self.scroll_tables();
+    }
+
+    /// Keeps each table's selection in range and on screen.
+    fn scroll_tables(&mut self) {
+        fn fit(sel: &mut usize, top: &mut usize, n: usize, h: usize) {
+            let h = h.max(1);
+            *sel = (*sel).min(n.saturating_sub(1));
+            if *sel < *top {
+                *top = *sel;
+            } else if *sel >= *top + h {
+                *top = *sel + 1 - h;
+            }
+            if *top + h > n {
+                *top = n.saturating_sub(h);
+            }
+        }
+        let (eh, ch) = (self.areas.election_rows(), self.areas.coordinator_rows());
+        fit(
+            &mut self.election_sel,
+            &mut self.election_top,
+            self.elections.len(),
+            eh,
+        );
+        fit(
+            &mut self.coordinator_sel,
+            &mut self.coordinator_top,
+            self.coordinators.len(),
+            ch,
+        );
+    }
+
+    /// The message the selected analysis entry jumps to.
+    pub fn entry_target(&self) -> Option<&Target> {
+        match self.table {
+            Table::Elections => self.elections.get(self.election_sel)?.target.as_ref(),
+            Table::Coordinators => self.coordinators.get(self.coordinator_sel)?.target.as_ref(),
+        }
+    }
+
+    /// Enter on the analysis tab: shows the selected entry's first message in the list.
+    pub fn jump_to_entry(&mut self) {
+        match self.entry_target().cloned() {
+            Some(t) => self.jump_to(&t),
+            None => {
+                let what = match self.table {
+                    Table::Elections if self.elections.is_empty() => "no election to jump to",
+                    Table::Coordinators if self.coordinators.is_empty() => {
+                        "no coordinator to jump to"
+                    }
+                    _ => "no message of this entry was captured",
+                };
+                self.notice = Some((what.to_string(), true));
+            }
+        }
+    }
+
+    /// The store row of the message `t` names: completed by its packet, of its
+    /// API and kind (a packet can complete several messages).
+    fn find_target(&self, t: &Target) -> Option<usize> {
+        let in_frame = |i: &usize| self.store.row(*i).is_some_and(|r| r.frame == t.frame);
+        let exact = (0..self.store.len()).filter(in_frame).find(|&i| {
+            self.store
+                .row(i)
+                .is_some_and(|r| r.api_key() == Some(t.api_key) && r.kind() == t.kind)
+        });
+        exact.or_else(|| (0..self.store.len()).find(in_frame))
+    }
+
+    /// Switches to the message list with `t`'s message selected. A filter that
+    /// hides it is cleared, and the status bar says so.
+    pub fn jump_to(&mut self, t: &Target) {
+        let Some(row) = self.find_target(t) else {
+            self.notice = Some((
+                format!("frame {} is not in the message list", t.frame),
+                true,
+            ));
+            return;
+        };
+        self.tab = Tab::Messages;
+        self.focus = Pane::List;
+        self.follow = false;
+        let here = format!("frame {}: {}", t.frame, t.what);
+        if let Some(pos) = self.view.position(&self.store, row) {
+            self.anchor = None;
+            self.select(pos);
+            self.notice = Some((here, false));
+            return;
+        }
+        let unscanned = row >= self.view.scanned;
+        let matches = unscanned
+            && self
+                .store
+                .with_record(row, |r| {
+                    self.view.filter.matches(r, &mut || summary::line(r))
+                })
+                .unwrap_or(false);
+        if matches {
+            // The filter lets it through but has not got that far: select it once it has.
+            self.anchor = Some(row);
+            self.grown();
+            self.notice = Some((here, false));
+        } else {
+            let old = self.view.filter().as_str().to_string();
+            self.view = View::default();
+            self.anchor = None;
+            self.select(row);
+            self.notice = Some((
+                format!("{here} (filter \"{old}\" cleared: it hid this message)"),
+                false,
+            ));
         }
     }
 
@@ -700,6 +937,10 @@ impl App {
     pub fn on_mouse(&mut self, m: MouseEvent) {
         let (x, y) = (m.column, m.row);
         let a = self.areas;
+        if self.tab == Tab::Analysis {
+            self.on_analysis_mouse(m);
+            return;
+        }
         let pane = [
             (a.list, Pane::List),
             (a.tree, Pane::Tree),

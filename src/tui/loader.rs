@@ -2,6 +2,7 @@
 //! batches of rows to the UI, with progress, so the UI never waits on input.
 
 use super::store::Batch;
+use crate::analysis::{Analysis, Analyzer};
 use crate::capture::{CaptureError, LiveOptions, LiveStats, Source};
 use crate::pipeline::{Config, Pipeline, RunStats};
 use std::io::Read;
@@ -16,6 +17,8 @@ use std::time::{Duration, Instant};
 const BATCH_ROWS: usize = 8192;
 /// A batch is sent at least this often while messages arrive.
 const BATCH_EVERY: Duration = Duration::from_millis(40);
+/// The analysis is rebuilt and sent at most this often while loading (and once at the end).
+const ANALYSIS_EVERY: Duration = Duration::from_secs(1);
 
 /// How far loading has got.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -30,6 +33,8 @@ pub struct Progress {
 #[derive(Debug)]
 pub enum Update {
     Batch(Batch, Progress),
+    /// The capture-wide analysis (elections, coordinators) of every message so far.
+    Analysis(Box<Analysis>),
     /// The source ended (or was stopped); `error` when it ended damaged.
     Done {
         progress: Progress,
@@ -162,6 +167,12 @@ pub fn load_all(input: Input, cfg: Config) -> Vec<Update> {
 /// Runs the pipeline over the input; `tx` returns false when nobody listens any more.
 fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
     let mut pipe = Pipeline::new(cfg);
+    // Fed every message in capture order, as `kwire stats` does; its memory is bounded.
+    let mut analyzer = Analyzer::new();
+    // Messages fed to the analyzer, and how many the last analysis sent covered.
+    let mut fed: u64 = 0;
+    let mut analysed: u64 = 0;
+    let mut last_analysis = Instant::now();
     let mut batch = Batch::default();
     let mut progress = Progress::default();
     let mut read_bytes: u64 = if input.estimate.is_some_and(|e| !e.pcapng) {
@@ -175,12 +186,16 @@ fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
     let stop = input.stop.clone();
     let estimate = input.estimate;
     let live = input.live;
-    let mut send = |batch: &mut Batch, progress: &mut Progress, source: &mut Source| {
+    let mut send = |batch: &mut Batch,
+                    progress: &mut Progress,
+                    source: &mut Source,
+                    analysis: Option<Analysis>| {
         if live {
             progress.live = source.live_stats();
         }
         let b = std::mem::take(batch);
         tx(Update::Batch(b, *progress))
+            && analysis.is_none_or(|a| tx(Update::Analysis(Box::new(a))))
     };
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -189,7 +204,14 @@ fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
         let full = batch.len() >= BATCH_ROWS;
         let due = last_sent.elapsed() >= BATCH_EVERY;
         if full || due {
-            if !send(&mut batch, &mut progress, &mut input.source) {
+            // Rebuilding the analysis copies it: only now and then, and only when it changed.
+            let analysis =
+                (fed != analysed && last_analysis.elapsed() >= ANALYSIS_EVERY).then(|| {
+                    analysed = fed;
+                    last_analysis = Instant::now();
+                    analyzer.analysis()
+                });
+            if !send(&mut batch, &mut progress, &mut input.source, analysis) {
                 gone = true;
                 break;
             }
@@ -205,6 +227,8 @@ fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
                 }
                 pipe.packet(progress.packets, &p, &mut |r| {
                     batch.push(r);
+                    analyzer.record(r);
+                    fed += 1;
                     ControlFlow::Continue(())
                 });
             }
@@ -221,12 +245,14 @@ fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
     }
     let stats = pipe.finish(&mut |r| {
         batch.push(r);
+        analyzer.record(r);
         ControlFlow::Continue(())
     });
     if estimate.is_some() && error.is_none() {
         progress.fraction = Some(1.0);
     }
-    if send(&mut batch, &mut progress, &mut input.source) {
+    let analysis = analyzer.analysis();
+    if send(&mut batch, &mut progress, &mut input.source, Some(analysis)) {
         tx(Update::Done {
             progress,
             stats: Box::new(stats),

@@ -7,13 +7,16 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 pub mod app;
+mod chart;
 pub mod detail;
 pub mod loader;
 pub mod store;
+pub mod tab;
 pub mod ui;
 
 pub use app::{App, Pane};
 pub use loader::{Input, Loader, Update, load_all};
+pub use tab::{Tab, Table};
 
 use crate::pipeline::Config;
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind};

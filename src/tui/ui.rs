@@ -3,6 +3,7 @@
 
 use super::app::{App, Pane, TreeItem};
 use super::detail::Note;
+use super::tab::Tab;
 use crate::codec::Kind;
 use crate::pipeline::Record;
 use crate::view::escape::escape;
@@ -20,6 +21,10 @@ pub struct Areas {
     pub tree: Rect,
     pub hex: Rect,
     pub status: Rect,
+    /// The analysis tab: the election chart, the elections table and the coordinator table.
+    pub chart: Rect,
+    pub elections: Rect,
+    pub coordinators: Rect,
 }
 
 impl Areas {
@@ -33,6 +38,13 @@ impl Areas {
     pub fn hex_rows(&self) -> usize {
         usize::from(self.hex.height.saturating_sub(1))
     }
+    /// Table rows that fit under a table's title and column heads.
+    pub fn election_rows(&self) -> usize {
+        usize::from(self.elections.height.saturating_sub(2))
+    }
+    pub fn coordinator_rows(&self) -> usize {
+        usize::from(self.coordinators.height.saturating_sub(2))
+    }
 }
 
 /// The layout for a terminal of this size: list, tree and hex stacked, status at the bottom.
@@ -44,11 +56,20 @@ pub fn areas(full: Rect) -> Areas {
         Constraint::Fill(1),
     ])
     .areas(main);
+    let [chart, elections, coordinators] = Layout::vertical([
+        Constraint::Percentage(45),
+        Constraint::Percentage(30),
+        Constraint::Fill(1),
+    ])
+    .areas(main);
     Areas {
         list,
         tree,
         hex,
         status,
+        chart,
+        elections,
+        coordinators,
     }
 }
 
@@ -97,24 +118,29 @@ impl HexGeom {
 
 const REQUEST: Color = Color::Cyan;
 const RESPONSE: Color = Color::Green;
-const ERROR: Color = Color::LightRed;
-const WARNING: Color = Color::Yellow;
-const DIM: Color = Color::DarkGray;
+pub(super) const ERROR: Color = Color::LightRed;
+pub(super) const WARNING: Color = Color::Yellow;
+pub(super) const DIM: Color = Color::DarkGray;
 const FIELD_BYTES: Style = Style::new().fg(Color::White).bg(Color::Blue);
 
 /// Draws the whole screen.
 pub fn draw(app: &App, f: &mut Frame<'_>) {
     let a = areas(f.area());
-    draw_list(app, f, a.list);
-    draw_tree(app, f, a.tree);
-    draw_hex(app, f, a.hex);
+    match app.tab {
+        Tab::Messages => {
+            draw_list(app, f, a.list);
+            draw_tree(app, f, a.tree);
+            draw_hex(app, f, a.hex);
+        }
+        Tab::Analysis => super::chart::draw(app, f, &a),
+    }
     draw_status(app, f, a.status);
     if app.help {
         draw_help(f, f.area());
     }
 }
 
-fn pane_block(title: String, focused: bool) -> Block<'static> {
+pub(super) fn pane_block(title: String, focused: bool) -> Block<'static> {
     let style = if focused {
         Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD)
     } else {
@@ -126,7 +152,7 @@ fn pane_block(title: String, focused: bool) -> Block<'static> {
         .title(Span::styled(title, style))
 }
 
-fn selected_style(focused: bool) -> Style {
+pub(super) fn selected_style(focused: bool) -> Style {
     if focused {
         Style::new().add_modifier(Modifier::REVERSED)
     } else {
@@ -213,7 +239,7 @@ fn cells(app: &App, row: usize) -> Option<Cells> {
 }
 
 /// Fits `s` into `w` columns, padded; `right` aligns to the right.
-fn fit(s: &str, w: usize, right: bool) -> String {
+pub(super) fn fit(s: &str, w: usize, right: bool) -> String {
     let n = s.chars().count();
     if n > w {
         let mut t: String = s.chars().take(w.saturating_sub(1)).collect();
@@ -505,10 +531,15 @@ fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
         return;
     }
     let sep = Span::styled(" │ ", bar.fg(Color::Gray));
-    let mut spans = vec![Span::styled(
-        format!(" {}/{} msgs", app.shown(), app.store.len()),
-        bar.add_modifier(Modifier::BOLD),
-    )];
+    let head = match app.tab {
+        Tab::Messages => format!(" {}/{} msgs", app.shown(), app.store.len()),
+        Tab::Analysis => format!(
+            " analysis: {} epochs, {} coordinator keys",
+            app.elections.len(),
+            app.coordinators.len()
+        ),
+    };
+    let mut spans = vec![Span::styled(head, bar.add_modifier(Modifier::BOLD))];
     let unscanned = app.view.unscanned(&app.store);
     if unscanned > 0 {
         spans.push(Span::styled(
@@ -568,6 +599,9 @@ fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
         ));
     }
     spans.push(sep);
+    if app.tab == Tab::Analysis {
+        spans.push(Span::styled("t messages  ", bar.fg(Color::Gray)));
+    }
     spans.push(Span::styled("? help", bar.fg(Color::Gray)));
     f.render_widget(Paragraph::new(Line::from(spans)).style(bar), area);
 }
@@ -582,6 +616,12 @@ const HELP: &[(&str, &str)] = &[
     ("/", "filter: API name, request, response, corr=N,"),
     ("", "error, warn, version_source=inferred, text"),
     ("r", "jump between a request and its response"),
+    (
+        "t  1  2",
+        "switch tab: messages / elections and coordinators",
+    ),
+    ("", "analysis tab: Tab switches table, Enter shows"),
+    ("", "the entry's first message in the list"),
     ("f", "follow the newest message"),
     ("Esc", "close a prompt or a message"),
     ("mouse", "click selects a row, field or byte"),
