@@ -337,3 +337,154 @@ fn a_giant_frame_keeps_only_its_head() {
     let (_, kind, corr) = selected(&app);
     assert_eq!((kind, corr), (Kind::Response, Some(7)));
 }
+
+const REELECTION: &str = "captures/kraft-reelection.pcap";
+const JAVA_GROUP: &str = "captures/consumer-group-java.pcap";
+
+#[test]
+fn t_and_1_2_switch_tabs_and_tab_switches_tables() {
+    use kwire::tui::{Tab, Table};
+    let mut app = loaded(REELECTION);
+    assert_eq!(app.tab, Tab::Messages);
+    press(&mut app, "t");
+    assert_eq!(app.tab, Tab::Analysis);
+    press(&mut app, "t");
+    assert_eq!(app.tab, Tab::Messages);
+    press(&mut app, "2");
+    assert_eq!(app.tab, Tab::Analysis);
+    assert_eq!(app.table, Table::Elections);
+    code(&mut app, KeyCode::Tab);
+    assert_eq!(app.table, Table::Coordinators);
+    code(&mut app, KeyCode::BackTab);
+    assert_eq!(app.table, Table::Elections);
+    // The message panes keep their focus meanwhile.
+    assert_eq!(app.focus, Pane::List);
+    press(&mut app, "1");
+    assert_eq!(app.tab, Tab::Messages);
+}
+
+#[test]
+fn the_elections_table_matches_kwire_stats() {
+    let mut app = loaded(REELECTION);
+    press(&mut app, "t");
+    // As `kwire stats captures/kraft-reelection.pcap` reports: epoch 1 only
+    // reported (frame 591), epochs 2 to 4 won by nodes 1, 2, 3 from frames 590, 1032, 1297.
+    let rows: Vec<_> = app
+        .elections
+        .iter()
+        .map(|r| {
+            (
+                r.epoch,
+                r.outcome.as_str(),
+                r.leader,
+                r.target.as_ref().map(|t| t.frame),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (1, "not_captured", Some(2), Some(591)),
+            (2, "won", Some(1), Some(590)),
+            (3, "won", Some(2), Some(1032)),
+            (4, "won", Some(3), Some(1297)),
+        ]
+    );
+    assert_eq!(app.elections[2].candidates, "2 pre, 2 vote");
+    assert!(app.coordinators.is_empty());
+}
+
+#[test]
+fn moving_in_the_elections_table_stays_in_range() {
+    let mut app = loaded(REELECTION);
+    let before = selected(&app);
+    press(&mut app, "t");
+    assert_eq!(app.election_sel, 0);
+    press(&mut app, "jj");
+    assert_eq!(app.election_sel, 2);
+    code(&mut app, KeyCode::Down);
+    code(&mut app, KeyCode::Down);
+    assert_eq!(app.election_sel, 3);
+    press(&mut app, "k");
+    assert_eq!(app.election_sel, 2);
+    press(&mut app, "g");
+    assert_eq!(app.election_sel, 0);
+    press(&mut app, "G");
+    assert_eq!(app.election_sel, 3);
+    // Moving in the table leaves the message list alone.
+    assert_eq!(selected(&app), before);
+}
+
+#[test]
+fn enter_jumps_to_the_first_vote_request_of_an_epoch() {
+    use kwire::tui::Tab;
+    let mut app = loaded(REELECTION);
+    press(&mut app, "tjj");
+    code(&mut app, KeyCode::Enter);
+    assert_eq!(app.tab, Tab::Messages);
+    assert_eq!(app.focus, Pane::List);
+    // Epoch 3 began with node 2's pre-vote in frame 1032.
+    let (frame, kind, _) = selected(&app);
+    assert_eq!((frame, kind), (1032, Kind::Request));
+    let r = app.store.row(app.selected_row().unwrap()).unwrap();
+    assert_eq!(r.api_key(), Some(52));
+    let (notice, err) = app.notice.clone().unwrap();
+    assert!(!err && notice.contains("frame 1032"), "{notice}");
+    // Epoch 1's election is not captured: it jumps to the response reporting its leader.
+    press(&mut app, "tg");
+    code(&mut app, KeyCode::Enter);
+    assert_eq!(selected(&app).0, 591);
+    assert_eq!(selected(&app).1, Kind::Response);
+}
+
+#[test]
+fn enter_keeps_a_filter_that_shows_the_message_and_clears_one_that_hides_it() {
+    let mut app = loaded(REELECTION);
+    filter(&mut app, "vote");
+    press(&mut app, "tG");
+    code(&mut app, KeyCode::Enter);
+    assert_eq!(selected(&app).0, 1297);
+    assert_eq!(app.view.filter().as_str(), "vote");
+    // Only responses shown: the request of epoch 4 is hidden, so the filter goes.
+    filter(&mut app, "vote response");
+    press(&mut app, "t");
+    code(&mut app, KeyCode::Enter);
+    assert_eq!(selected(&app), (1297, Kind::Request, selected(&app).2));
+    assert!(app.view.filter().is_empty());
+    assert_eq!(app.shown(), app.store.len());
+    let (notice, _) = app.notice.clone().unwrap();
+    assert!(notice.contains("cleared"), "{notice}");
+}
+
+#[test]
+fn enter_on_a_coordinator_jumps_to_its_first_answer() {
+    use kwire::tui::{Tab, Table};
+    let mut app = loaded(JAVA_GROUP);
+    press(&mut app, "t");
+    assert!(app.elections.is_empty());
+    // Enter on the empty elections table says so and stays.
+    code(&mut app, KeyCode::Enter);
+    assert_eq!(app.tab, Tab::Analysis);
+    assert!(app.notice.as_ref().unwrap().1);
+    code(&mut app, KeyCode::Tab);
+    assert_eq!(app.table, Table::Coordinators);
+    // As `kwire stats` reports: group kwire-java-group answered in frames 63 (an error) and 75.
+    let c = &app.coordinators[0];
+    assert_eq!(
+        (c.key_type.as_str(), c.key.as_str()),
+        ("group", "kwire-java-group")
+    );
+    assert_eq!(c.answer, "node 4 127.0.0.1:19392");
+    assert_eq!((c.answers, c.changes, c.errors), (2, 0, 1));
+    code(&mut app, KeyCode::Enter);
+    assert_eq!(app.tab, Tab::Messages);
+    let (frame, kind, _) = selected(&app);
+    assert_eq!((frame, kind), (63, Kind::Response));
+    assert_eq!(
+        app.store
+            .row(app.selected_row().unwrap())
+            .unwrap()
+            .api_key(),
+        Some(10)
+    );
+}

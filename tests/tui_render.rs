@@ -267,3 +267,16 @@ fn analysis_tab_at_eighty_by_twenty_four() {
     let s = text(&render(&app));
     insta::assert_snapshot!("analysis_tab_80x24", s);
 }
+
+#[test]
+fn analysis_tab_with_a_coordinator() {
+    let mut app = loaded("captures/consumer-group-java.pcap", 120, 30);
+    app.on_key(key('t'));
+    app.on_key(crossterm::event::KeyEvent::from(
+        crossterm::event::KeyCode::Tab,
+    ));
+    let s = text(&render(&app));
+    // As `kwire stats` reports: the group's last answer is node 4, first answered in frame 63.
+    assert!(s.contains("node 4 127.0.0.1:19392"), "{s}");
+    insta::assert_snapshot!("analysis_tab_coordinator", s);
+}
