@@ -633,6 +633,17 @@ fn decide(conn: &mut Conn, cfg: &KafkaConfig, closing: bool) {
     }
 }
 
+/// Where a frame was seen: its connection and direction, and the packet that completed it.
+#[derive(Clone, Copy)]
+struct Origin {
+    conn: ConnId,
+    kind: Kind,
+    src: SocketAddr,
+    dst: SocketAddr,
+    frame: u64,
+    ts_ns: i64,
+}
+
 /// What travels in `dir` (requests from the client), and from where to where.
 fn side(conn: &Conn, dir: Dir) -> Option<(Kind, SocketAddr, SocketAddr)> {
     let Role::Client(client) = conn.role else {
@@ -664,7 +675,14 @@ fn feed(
     let Some((kind, src, dst)) = side(conn, dir) else {
         return;
     };
-    let id = conn.id;
+    let origin = Origin {
+        conn: conn.id,
+        kind,
+        src,
+        dst,
+        frame,
+        ts_ns,
+    };
     let max_pending = cfg.max_pending_per_connection;
     let Conn {
         halves, pending, ..
@@ -695,16 +713,11 @@ fn feed(
             ));
         }
         emit(
-            id,
-            kind,
+            &origin,
             &head,
             total,
             true,
             notes,
-            src,
-            dst,
-            frame,
-            ts_ns,
             pending,
             max_pending,
             stats,
@@ -788,16 +801,11 @@ fn feed(
                     cfg.max_buffered_per_direction
                 ));
                 emit(
-                    id,
-                    kind,
+                    &origin,
                     &head,
                     total as u64,
                     true,
                     notes,
-                    src,
-                    dst,
-                    frame,
-                    ts_ns,
                     pending,
                     max_pending,
                     stats,
@@ -813,16 +821,11 @@ fn feed(
         };
         let notes = std::mem::take(&mut h.notes);
         emit(
-            id,
-            kind,
+            &origin,
             whole,
             total as u64,
             false,
             notes,
-            src,
-            dst,
-            frame,
-            ts_ns,
             pending,
             max_pending,
             stats,
@@ -882,21 +885,24 @@ fn hunt(b: &[u8], kind: Kind, pending: &VecDeque<Pending>, max_frame: u32) -> Op
 /// Pairs and emits one frame.
 #[allow(clippy::too_many_arguments)]
 fn emit(
-    conn: ConnId,
-    kind: Kind,
+    o: &Origin,
     data: &[u8],
     wire_size: u64,
     cut: bool,
     warnings: Vec<String>,
-    src: SocketAddr,
-    dst: SocketAddr,
-    frame: u64,
-    ts_ns: i64,
     pending: &mut VecDeque<Pending>,
     max_pending: usize,
     stats: &mut KafkaStats,
     out: &mut dyn FnMut(&KafkaFrame<'_>),
 ) {
+    let Origin {
+        conn,
+        kind,
+        src,
+        dst,
+        frame,
+        ts_ns,
+    } = *o;
     let mut f = KafkaFrame {
         conn,
         frame,
@@ -964,7 +970,14 @@ fn flush_cut(
     let Some((kind, src, dst)) = side(conn, dir) else {
         return;
     };
-    let id = conn.id;
+    let origin = Origin {
+        conn: conn.id,
+        kind,
+        src,
+        dst,
+        frame,
+        ts_ns,
+    };
     let Conn {
         halves, pending, ..
     } = conn;
@@ -988,16 +1001,11 @@ fn flush_cut(
     stats.cut_frames += 1;
     // The connection is over, so its pending list no longer needs a cap.
     emit(
-        id,
-        kind,
+        &origin,
         &buf,
         wire,
         true,
         notes,
-        src,
-        dst,
-        frame,
-        ts_ns,
         pending,
         usize::MAX,
         stats,

@@ -110,7 +110,7 @@ impl Detail {
                 tree::label(&mut label, n);
                 lines.push(Line {
                     label,
-                    about: about(n, version),
+                    about: tree::about(n, version),
                     offset: n.offset as usize,
                     len: n.len as usize,
                     depth,
@@ -154,22 +154,6 @@ impl Detail {
         (0..i)
             .filter(|&a| self.lines.get(a).is_some_and(|l| l.next > i))
             .collect()
-    }
-}
-
-/// The description shown for a node, as the seed trees give it.
-fn about(n: &Node<'_>, version: Option<i64>) -> String {
-    match n.role {
-        Role::Body => match version {
-            Some(v) => format!("message body, version {v}"),
-            None => "message body".into(),
-        },
-        Role::Length => match n.value {
-            Value::Array(Some(1)) => "1 element follows".into(),
-            Value::Array(Some(c)) => format!("{c} elements follow"),
-            _ => "null array".into(),
-        },
-        _ => n.about.to_string(),
     }
 }
 

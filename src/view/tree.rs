@@ -66,7 +66,8 @@ fn line(out: &mut String, lead: &str, tree: &Tree<'_>, i: usize, version: Option
     out.push('\n');
 }
 
-fn about(n: &Node<'_>, version: Option<i64>) -> String {
+/// The description shown for a node, as the seed trees give it.
+pub fn about(n: &Node<'_>, version: Option<i64>) -> String {
     match n.role {
         Role::Body => match version {
             Some(v) => format!("message body, version {v}"),
