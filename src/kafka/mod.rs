@@ -971,7 +971,13 @@ fn flush_cut(
     let Some(h) = halves.get_mut(idx(dir)) else {
         return;
     };
-    if h.buf.is_empty() || h.hunting {
+    if h.hunting {
+        // The tail kept in case a frame started in it was never one: it is skipped too.
+        stats.skipped_bytes += h.buf.len() as u64;
+        h.buf.clear();
+        return;
+    }
+    if h.buf.is_empty() {
         return;
     }
     let buf = std::mem::take(&mut h.buf);
@@ -1081,6 +1087,17 @@ mod tests {
         resp.extend_from_slice(&[0, 0, 1, 0, 0, 0, 0]);
         resp.truncate(14);
         (req, resp)
+    }
+
+    #[test]
+    fn bytes_held_while_hunting_are_skipped_at_close() {
+        // Found by tests/adversarial.rs: the tail kept in case a frame starts in it
+        // was dropped at close without being counted as skipped.
+        let (mut req, _) = exchange();
+        req.extend_from_slice(&[b'A'; 1000]);
+        let (got, stats) = run(true, &[(Dir::AtoB, req)]);
+        assert_eq!(got, [(Kind::Request, a(), Some(17))]);
+        assert_eq!((stats.desyncs, stats.skipped_bytes), (1, 1000));
     }
 
     #[test]
