@@ -712,14 +712,13 @@ fn feed(
         );
     }
     // Work on the data in place when nothing is buffered: no copy in the common case.
-    let owned;
-    let view: &[u8] = if h.buf.is_empty() {
-        data
+    let owned = if h.buf.is_empty() {
+        None
     } else {
         h.buf.extend_from_slice(data);
-        owned = std::mem::take(&mut h.buf);
-        &owned
+        Some(std::mem::take(&mut h.buf))
     };
+    let view: &[u8] = owned.as_deref().unwrap_or(data);
     let mut pos = 0usize;
     loop {
         let rest = view.get(pos..).unwrap_or_default();
@@ -831,12 +830,29 @@ fn feed(
         pos += total;
     }
     if h.skip == 0 {
-        let left = view.get(pos..).unwrap_or_default();
-        if !left.is_empty() {
-            if h.buf.capacity() == 0 {
-                h.buf = Vec::with_capacity(left.len());
+        match owned {
+            // The buffer goes back with only what was consumed removed: copying the
+            // rest into a new one made a large frame cost its size again with every
+            // packet, quadratic time in the frame's size.
+            Some(mut b) if h.buf.is_empty() => {
+                b.drain(..pos.min(b.len()));
+                // Mostly consumed: keep the rest in a right-sized buffer, so a connection
+                // that once carried a large frame does not hold its capacity (held() counts
+                // lengths). Only frames completing get here, so this copy stays linear.
+                if b.len() < b.capacity() / 4 {
+                    b = b.as_slice().to_vec();
+                }
+                h.buf = b;
             }
-            h.buf.extend_from_slice(left);
+            _ => {
+                let left = view.get(pos..).unwrap_or_default();
+                if !left.is_empty() {
+                    if h.buf.capacity() == 0 {
+                        h.buf = Vec::with_capacity(left.len());
+                    }
+                    h.buf.extend_from_slice(left);
+                }
+            }
         }
     }
 }
@@ -1087,6 +1103,52 @@ mod tests {
         resp.extend_from_slice(&[0, 0, 1, 0, 0, 0, 0]);
         resp.truncate(14);
         (req, resp)
+    }
+
+    #[test]
+    fn a_large_frame_in_small_pieces_is_not_copied_with_each() {
+        // Found by scripts/adversarial-rss.sh: every packet of a partial frame copied
+        // the whole partial frame into a new buffer, so two 15 MiB requests took 35 s.
+        // The buffer now grows in place: its capacity changes O(log n) times, not per packet.
+        let (mut req, _) = exchange();
+        req.resize(1 << 20, 0);
+        let n = (req.len() - 4) as i32;
+        req[..4].copy_from_slice(&n.to_be_bytes());
+        let mut s = Sessions::new(KafkaConfig::default());
+        let conn = ConnId(1);
+        let opened = StreamEvent::Opened {
+            conn,
+            a: a(),
+            b: b(),
+            syn_seen: true,
+            frame: 1,
+        };
+        let mut frames = Vec::new();
+        let mut out = |f: &KafkaFrame<'_>| frames.push((f.data.len(), f.cut));
+        s.on_event(1, 0, opened, &mut out);
+        let mut capacities = Vec::new();
+        // A small piece of the next request follows the large one.
+        let mut pieces: Vec<&[u8]> = req.chunks(1024).collect();
+        pieces.push(&req[..10]);
+        for (i, data) in pieces.into_iter().enumerate() {
+            let ev = StreamEvent::Data {
+                conn,
+                dir: Dir::AtoB,
+                data,
+                stream_offset: 0,
+            };
+            s.on_event(i as u64 + 2, 0, ev, &mut out);
+            let cap = s.conns[&conn].halves[0].buf.capacity();
+            if capacities.last() != Some(&cap) {
+                capacities.push(cap);
+            }
+        }
+        assert!(capacities.len() < 30, "{} reallocations", capacities.len());
+        // What is left after the frame completes is held in a right-sized buffer.
+        assert_eq!(s.conns[&conn].halves[0].buf.len(), 10);
+        assert!(s.conns[&conn].halves[0].buf.capacity() < 4096);
+        drop(out);
+        assert_eq!(frames, [(1 << 20, false)]);
     }
 
     #[test]
