@@ -290,7 +290,6 @@ fn records_claiming_more_than_they_hold() {
         let caplen = if i == 3 { 60 } else { data.len() };
         w.write_packet_truncated(*ts, data, caplen).unwrap();
     }
-    drop(w);
     let r = run_lib(file.path(), Config::default());
     assert!(matches!(r.end, End::Complete));
     assert_eq!(r.stats.net.truncated, 1);
@@ -355,7 +354,6 @@ fn pcapng_unknown_blocks_are_passed_over() {
         w.write_custom_block(ty, &body).unwrap();
         w.write_packet(iface, *ts, data).unwrap();
     }
-    drop(w);
     let ng = run_lib(file.path(), Config::default());
     let plain = run_lib(pcap(&[&f]).path(), Config::default());
     assert!(matches!(ng.end, End::Complete));
