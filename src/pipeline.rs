@@ -2,6 +2,10 @@
 //!
 //! Only per-connection state is held, never the file, so memory does not grow
 //! with the capture.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
 
 use crate::capture::{CaptureError, Packet, Source};
 use crate::codec::{self, Kind, Message};

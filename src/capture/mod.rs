@@ -1,5 +1,9 @@
 //! Stage 1: capture sources. Everything is read through libpcap so that every
 //! format it understands (pcap µs/ns, pcapng, stdin) works the same way.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
 
 pub mod writer;
 

@@ -189,7 +189,7 @@ fn write_block<W: Write>(out: &mut W, block_type: u32, body: &[u8]) -> io::Resul
     out.write_all(&block_type.to_le_bytes())?;
     out.write_all(&total.to_le_bytes())?;
     out.write_all(body)?;
-    out.write_all(&[0u8; 3][..pad])?;
+    out.write_all([0u8; 3].get(..pad).unwrap_or_default())?;
     out.write_all(&total.to_le_bytes())
 }
 

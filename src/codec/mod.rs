@@ -3,6 +3,10 @@
 //!
 //! Entry points: [`decode_request`], [`decode_response`], [`encode_request`],
 //! [`encode_response`].
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
 
 pub mod apis;
 mod decode;

@@ -2,6 +2,10 @@
 //!
 //! Nodes live in one flat vector in pre-order, so a whole message costs a
 //! single allocation; `next` points past a node's subtree.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
 
 /// A decoded value. Strings and bytes borrow from the frame.
 #[derive(Clone, Copy, Debug, PartialEq)]

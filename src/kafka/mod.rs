@@ -8,7 +8,7 @@
 use crate::codec::apis;
 use crate::codec::{Kind, peek_request_header};
 use crate::tcp::{CloseReason, ConnId, Dir, StreamEvent};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::net::SocketAddr;
 
 /// Limits and choices for framing and pairing.
@@ -725,14 +725,13 @@ fn feed(
         );
     }
     // Work on the data in place when nothing is buffered: no copy in the common case.
-    let owned;
-    let view: &[u8] = if h.buf.is_empty() {
-        data
+    let owned = if h.buf.is_empty() {
+        None
     } else {
         h.buf.extend_from_slice(data);
-        owned = std::mem::take(&mut h.buf);
-        &owned
+        Some(std::mem::take(&mut h.buf))
     };
+    let view: &[u8] = owned.as_deref().unwrap_or(data);
     let mut pos = 0usize;
     loop {
         let rest = view.get(pos..).unwrap_or_default();
@@ -834,12 +833,29 @@ fn feed(
         pos += total;
     }
     if h.skip == 0 {
-        let left = view.get(pos..).unwrap_or_default();
-        if !left.is_empty() {
-            if h.buf.capacity() == 0 {
-                h.buf = Vec::with_capacity(left.len());
+        match owned {
+            // The buffer goes back with only what was consumed removed: copying the
+            // rest into a new one made a large frame cost its size again with every
+            // packet, quadratic time in the frame's size.
+            Some(mut b) if h.buf.is_empty() => {
+                b.drain(..pos.min(b.len()));
+                // Mostly consumed: keep the rest in a right-sized buffer, so a connection
+                // that once carried a large frame does not hold its capacity (held() counts
+                // lengths). Only frames completing get here, so this copy stays linear.
+                if b.len() < b.capacity() / 4 {
+                    b = b.as_slice().to_vec();
+                }
+                h.buf = b;
             }
-            h.buf.extend_from_slice(left);
+            _ => {
+                let left = view.get(pos..).unwrap_or_default();
+                if !left.is_empty() {
+                    if h.buf.capacity() == 0 {
+                        h.buf = Vec::with_capacity(left.len());
+                    }
+                    h.buf.extend_from_slice(left);
+                }
+            }
         }
     }
 }
@@ -858,6 +874,9 @@ fn hunt(b: &[u8], kind: Kind, pending: &VecDeque<Pending>, max_frame: u32) -> Op
         Kind::Request => 14,
         Kind::Response => RESPONSE_PEEK,
     })?;
+    // The correlation ids asked, as a set made at the first plausible size: scanning
+    // the pending list at each offset cost up to max_pending steps per byte.
+    let mut asked: Option<HashSet<i32>> = None;
     (0..=last).find(|&at| {
         let s = b.get(at..).unwrap_or_default();
         match kind {
@@ -876,7 +895,9 @@ fn hunt(b: &[u8], kind: Kind, pending: &VecDeque<Pending>, max_frame: u32) -> Op
                 };
                 size >= 4
                     && (size as u32) <= max_frame
-                    && pending.iter().any(|p| p.correlation_id == corr)
+                    && asked
+                        .get_or_insert_with(|| pending.iter().map(|p| p.correlation_id).collect())
+                        .contains(&corr)
             }
         }
     })
@@ -984,7 +1005,13 @@ fn flush_cut(
     let Some(h) = halves.get_mut(idx(dir)) else {
         return;
     };
-    if h.buf.is_empty() || h.hunting {
+    if h.hunting {
+        // The tail kept in case a frame started in it was never one: it is skipped too.
+        stats.skipped_bytes += h.buf.len() as u64;
+        h.buf.clear();
+        return;
+    }
+    if h.buf.is_empty() {
         return;
     }
     let buf = std::mem::take(&mut h.buf);
@@ -1089,6 +1116,88 @@ mod tests {
         resp.extend_from_slice(&[0, 0, 1, 0, 0, 0, 0]);
         resp.truncate(14);
         (req, resp)
+    }
+
+    #[test]
+    fn a_large_frame_in_small_pieces_is_not_copied_with_each() {
+        // Found by scripts/adversarial-rss.sh: every packet of a partial frame copied
+        // the whole partial frame into a new buffer, so two 15 MiB requests took 35 s.
+        // The buffer now grows in place: its capacity changes O(log n) times, not per packet.
+        let (mut req, _) = exchange();
+        req.resize(1 << 20, 0);
+        let n = (req.len() - 4) as i32;
+        req[..4].copy_from_slice(&n.to_be_bytes());
+        let mut s = Sessions::new(KafkaConfig::default());
+        let conn = ConnId(1);
+        let opened = StreamEvent::Opened {
+            conn,
+            a: a(),
+            b: b(),
+            syn_seen: true,
+            frame: 1,
+        };
+        let mut frames = Vec::new();
+        let mut out = |f: &KafkaFrame<'_>| frames.push((f.data.len(), f.cut));
+        s.on_event(1, 0, opened, &mut out);
+        let mut capacities = Vec::new();
+        // A small piece of the next request follows the large one.
+        let mut pieces: Vec<&[u8]> = req.chunks(1024).collect();
+        pieces.push(&req[..10]);
+        for (i, data) in pieces.into_iter().enumerate() {
+            let ev = StreamEvent::Data {
+                conn,
+                dir: Dir::AtoB,
+                data,
+                stream_offset: 0,
+            };
+            s.on_event(i as u64 + 2, 0, ev, &mut out);
+            let cap = s.conns[&conn].halves[0].buf.capacity();
+            if capacities.last() != Some(&cap) {
+                capacities.push(cap);
+            }
+        }
+        assert!(capacities.len() < 30, "{} reallocations", capacities.len());
+        // What is left after the frame completes is held in a right-sized buffer.
+        assert_eq!(s.conns[&conn].halves[0].buf.len(), 10);
+        assert!(s.conns[&conn].halves[0].buf.capacity() < 4096);
+        assert_eq!(frames, [(1 << 20, false)]);
+    }
+
+    #[test]
+    fn hunting_a_response_checks_correlation_ids_in_a_set() {
+        // Found by scripts/adversarial-rss.sh (hunt-responses): each offset with a plausible
+        // size scanned all pending requests, up to 4096 steps per byte (5 MB took 4.5 s, now
+        // 0.06 s). The set must find the same boundary: a pending id, after sizes with others.
+        let (req, resp) = exchange();
+        let mut junk = (-1i32).to_be_bytes().to_vec();
+        for _ in 0..16 {
+            junk.extend_from_slice(&[0, 0x10, 0, 1]);
+        }
+        junk.extend_from_slice(&resp);
+        let (got, stats) = run(true, &[(Dir::AtoB, req), (Dir::BtoA, junk)]);
+        assert_eq!(
+            got,
+            [
+                (Kind::Request, a(), Some(17)),
+                (Kind::Response, b(), Some(17))
+            ]
+        );
+        assert_eq!(
+            (stats.desyncs, stats.resyncs, stats.skipped_bytes),
+            (1, 1, 68)
+        );
+        assert_eq!(stats.paired, 1);
+    }
+
+    #[test]
+    fn bytes_held_while_hunting_are_skipped_at_close() {
+        // Found by tests/adversarial.rs: the tail kept in case a frame starts in it
+        // was dropped at close without being counted as skipped.
+        let (mut req, _) = exchange();
+        req.extend_from_slice(&[b'A'; 1000]);
+        let (got, stats) = run(true, &[(Dir::AtoB, req)]);
+        assert_eq!(got, [(Kind::Request, a(), Some(17))]);
+        assert_eq!((stats.desyncs, stats.skipped_bytes), (1, 1000));
     }
 
     #[test]

@@ -120,9 +120,11 @@ fn string(out: &mut Vec<u8>, s: &str) {
 
 fn hex(out: &mut Vec<u8>, b: &[u8]) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    // A nibble is always below 16; `get` says so without an indexing panic path.
+    let digit = |n: u8| DIGITS.get(usize::from(n)).copied().unwrap_or(b'?');
     for byte in b {
-        out.push(DIGITS[usize::from(byte >> 4)]);
-        out.push(DIGITS[usize::from(byte & 0xf)]);
+        out.push(digit(byte >> 4));
+        out.push(digit(byte & 0xf));
     }
 }
 

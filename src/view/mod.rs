@@ -1,4 +1,8 @@
 //! Views: text renderings of decoded messages.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
 
 pub mod escape;
 pub mod filter;
