@@ -5,7 +5,9 @@
 //! never drive allocation.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+use super::DecodeOptions;
 use super::error::{DecodeError, ErrorKind};
+use super::redact;
 use super::schema::{Field, FieldType, Prim};
 use super::tree::{Node, Prefix, Role, Value};
 use nom::Parser;
@@ -27,11 +29,13 @@ pub(crate) struct Walker<'a> {
     open: Vec<usize>,
     /// Field path for error messages: name and element index.
     path: Vec<(&'static str, Option<u32>)>,
+    options: DecodeOptions,
 }
 
 impl<'a> Walker<'a> {
-    pub fn new(frame: &'a [u8]) -> Self {
+    pub fn new(frame: &'a [u8], options: DecodeOptions) -> Self {
         Walker {
+            options,
             frame,
             nodes: Vec::with_capacity(32),
             depth: 0,
@@ -347,7 +351,15 @@ impl<'a> Walker<'a> {
         let nullable = f.nullable.contains(version);
         match &f.ty {
             FieldType::Prim(p) => {
-                let (rest, (value, prefix)) = self.prim(i, *p, compact, nullable)?;
+                let (rest, (mut value, prefix)) = self.prim(i, *p, compact, nullable)?;
+                let data = match value {
+                    Value::Bytes(Some(b)) => Some(b),
+                    Value::Str(Some(s)) => Some(s.as_bytes()),
+                    _ => None,
+                };
+                if let (true, false, Some(d)) = (f.secret, self.options.show_secrets, data) {
+                    value = Value::Str(Some(redact::redacted(d.len())));
+                }
                 self.leaf(
                     i,
                     rest,
@@ -359,9 +371,32 @@ impl<'a> Walker<'a> {
                     &f.about,
                     Role::Field,
                 );
+                if f.name == "AuthBytes" {
+                    self.sasl_user(rest, data.unwrap_or_default());
+                }
                 Ok((rest, ()))
             }
             FieldType::Struct(sub) => {
+                let mut at = i;
+                if nullable {
+                    // A nullable struct starts with a marker byte: negative for null.
+                    let (rest, (marker, _)) = self.prim(i, Prim::Int8, false, false)?;
+                    if matches!(marker, Value::Int(m) if m < 0) {
+                        self.leaf(
+                            i,
+                            rest,
+                            &f.name,
+                            None,
+                            &f.type_name,
+                            Value::Str(None),
+                            Prefix::None,
+                            &f.about,
+                            Role::Field,
+                        );
+                        return Ok((rest, ()));
+                    }
+                    at = rest;
+                }
                 self.open(
                     i,
                     &f.name,
@@ -371,7 +406,20 @@ impl<'a> Walker<'a> {
                     &f.about,
                     Role::Field,
                 );
-                let (rest, ()) = self.fields(i, sub, version, flexible, TAGS_IN_STRUCT)?;
+                if nullable {
+                    self.leaf(
+                        i,
+                        at,
+                        "present",
+                        None,
+                        "int8",
+                        Value::Int(1),
+                        Prefix::None,
+                        "nullable struct marker: not null",
+                        Role::TagMeta,
+                    );
+                }
+                let (rest, ()) = self.fields(at, sub, version, flexible, TAGS_IN_STRUCT)?;
                 self.close(rest);
                 Ok((rest, ()))
             }
@@ -589,6 +637,44 @@ impl<'a> Walker<'a> {
     }
 }
 
+impl<'a> Walker<'a> {
+    /// After SaslAuthenticate's `AuthBytes`: the mechanism and user name, when the bytes
+    /// are a PLAIN message or a SCRAM client-first message. Added under `_` keys, as
+    /// values kwire derives rather than fields the schema has.
+    fn sasl_user(&mut self, end: &'a [u8], auth: &'a [u8]) {
+        let Some((mechanism, user)) = redact::sasl_user(auth) else {
+            return;
+        };
+        let Ok(name) = std::str::from_utf8(user) else {
+            return;
+        };
+        let user_end = user.get(user.len()..).unwrap_or_default();
+        let at = end.get(..0).unwrap_or_default();
+        self.leaf(
+            at,
+            at,
+            "_sasl_mechanism",
+            None,
+            "string",
+            Value::Str(Some(mechanism)),
+            Prefix::None,
+            "added by kwire: the SASL mechanism family these bytes follow",
+            Role::Field,
+        );
+        self.leaf(
+            user,
+            user_end,
+            "_sasl_user",
+            None,
+            "string",
+            Value::Str(Some(name)),
+            Prefix::None,
+            "added by kwire: the user name inside the auth bytes",
+            Role::Field,
+        );
+    }
+}
+
 /// The fewest bytes one value of `ty` can take on the wire.
 fn min_size(ty: &FieldType, version: i16, flexible: bool, compact: bool) -> usize {
     let prim = |p: Prim| match p.fixed_size() {
@@ -606,6 +692,8 @@ fn min_size(ty: &FieldType, version: i16, flexible: bool, compact: bool) -> usiz
                     let c = flexible && f.flexible.is_none_or(|fv| fv.contains(version));
                     n += match &f.ty {
                         FieldType::Prim(p) => prim(*p),
+                        // A nullable struct may be just its marker byte.
+                        FieldType::Struct(_) if f.nullable.contains(version) => 1,
                         FieldType::Struct(_) => min_size(&f.ty, version, flexible, c),
                         FieldType::ArrayOfPrim(_) | FieldType::ArrayOfStruct(_) => {
                             if c {

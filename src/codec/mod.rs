@@ -2,7 +2,10 @@
 //! frames into a value tree with byte ranges, and one encoder that writes them.
 //!
 //! Entry points: [`decode_request`], [`decode_response`], [`encode_request`],
-//! [`encode_response`].
+//! [`encode_response`], which use the process-wide [`Codec`] (kwire's built-in
+//! schemas until [`install`] is called once at start-up with the schemas loaded
+//! from kafka-clients jars, see [`load`]); and the same methods on an explicit
+//! [`Codec`], for library users and tests that want several schema sets.
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
@@ -14,18 +17,130 @@ pub mod encode;
 pub mod error;
 pub mod errors;
 mod frame;
+pub mod load;
+mod redact;
 pub mod schema;
 pub mod tree;
 
 pub use encode::{EncodeError, encode_request, encode_response};
 pub use error::{DecodeError, ErrorKind};
-pub use frame::{
-    Kind, Message, RequestStart, decode_request, decode_response, peek_request_header,
-};
+pub use frame::{Kind, Message, RequestStart, peek_request_header};
+pub use load::{Loaded, Schemas, Search};
 pub use schema::{MessageSchema, SchemaKind, Versions};
 pub use tree::{Node, Prefix, Role, Tree, Value};
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
+
+/// How to decode, beyond the schemas.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DecodeOptions {
+    /// Show credentials (SASL auth bytes, passwords, salts, HMACs) instead of
+    /// `"<redacted N bytes>"` (`--show-secrets`).
+    pub show_secrets: bool,
+}
+
+/// A schema set and decode options: everything decoding depends on. Cheap to copy;
+/// the schemas live for the whole process because decoded trees borrow their names.
+#[derive(Clone, Copy, Debug)]
+pub struct Codec {
+    pub schemas: &'static Schemas,
+    pub options: DecodeOptions,
+}
+
+static BUILTIN: LazyLock<&'static Schemas> = LazyLock::new(|| Schemas::builtin().leak());
+static INSTALLED: OnceLock<Codec> = OnceLock::new();
+
+impl Codec {
+    /// kwire's built-in schemas only (headers, Vote, FindCoordinator), secrets redacted.
+    pub fn builtin() -> Codec {
+        Codec {
+            schemas: *BUILTIN,
+            options: DecodeOptions::default(),
+        }
+    }
+
+    /// A codec over `schemas`, kept for the rest of the process.
+    pub fn new(schemas: Schemas, options: DecodeOptions) -> Codec {
+        Codec {
+            schemas: schemas.leak(),
+            options,
+        }
+    }
+
+    pub fn decode_request<'a>(&self, frame: &'a [u8]) -> Message<'a> {
+        frame::decode_request(self, frame)
+    }
+
+    pub fn decode_response<'a>(&self, frame: &'a [u8], api: Option<(i16, i16)>) -> Message<'a> {
+        frame::decode_response(self, frame, api)
+    }
+
+    /// The one (API key, version) whose response schema decodes the whole frame
+    /// (no error, no bytes left over), or `None` when none or several do.
+    pub fn infer_response(&self, frame: &[u8]) -> Option<(i16, i16)> {
+        let mut found = None;
+        for c in self.schemas.response_candidates() {
+            let m = self.decode_response(frame, Some(c));
+            if m.error.is_none() && m.body.is_some() && m.trailing == 0 {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(c);
+            }
+        }
+        found
+    }
+
+    pub fn encode_request(
+        &self,
+        api_key: i16,
+        version: i16,
+        correlation_id: i32,
+        client_id: Option<&str>,
+        body: &serde_json::Value,
+    ) -> Result<Vec<u8>, EncodeError> {
+        encode::encode_request_with(
+            self.schemas,
+            api_key,
+            version,
+            correlation_id,
+            client_id,
+            body,
+        )
+    }
+
+    pub fn encode_response(
+        &self,
+        api_key: i16,
+        version: i16,
+        correlation_id: i32,
+        body: &serde_json::Value,
+    ) -> Result<Vec<u8>, EncodeError> {
+        encode::encode_response_with(self.schemas, api_key, version, correlation_id, body)
+    }
+}
+
+/// Sets the process-wide codec, once, at start-up. Returns it back if one was
+/// already set (or already read by a decode, which fixes the built-in one).
+pub fn install(codec: Codec) -> Result<(), Codec> {
+    INSTALLED.set(codec)
+}
+
+/// The process-wide codec: the installed one, or the built-in schemas.
+pub fn current() -> Codec {
+    *INSTALLED.get_or_init(Codec::builtin)
+}
+
+/// Decodes a request frame with the process-wide codec.
+pub fn decode_request(frame: &[u8]) -> Message<'_> {
+    current().decode_request(frame)
+}
+
+/// Decodes a response frame with the process-wide codec. `api` is the (key, version)
+/// of its request, when known; without it only the correlation id can be read.
+pub fn decode_response(frame: &[u8], api: Option<(i16, i16)>) -> Message<'_> {
+    current().decode_response(frame, api)
+}
 
 /// The schemas kwire embeds, parsed once.
 pub struct Registry {
@@ -59,42 +174,20 @@ pub fn registry() -> &'static Registry {
     &REGISTRY
 }
 
-/// The schema for one API and direction, if kwire has it.
+/// The schema for one API and direction in the process-wide codec, if it has one.
 pub fn schema(api_key: i16, kind: Kind) -> Option<&'static MessageSchema> {
-    let want = match kind {
-        Kind::Request => SchemaKind::Request,
-        Kind::Response => SchemaKind::Response,
-    };
-    registry()
-        .messages
-        .iter()
-        .find(|s| s.api_key == Some(api_key) && s.kind == want)
+    current().schemas.newest(api_key, kind)
 }
 
 /// Every (API key, version) that has a response schema: the candidates for inference.
 pub fn response_candidates() -> impl Iterator<Item = (i16, i16)> {
-    registry()
-        .messages
-        .iter()
-        .filter(|s| s.kind == SchemaKind::Response)
-        .filter_map(|s| Some((s.api_key?, s.valid)))
-        .flat_map(|(k, v)| (v.lo..=v.hi).map(move |ver| (k, ver)))
+    current().schemas.response_candidates()
 }
 
 /// The one (API key, version) whose response schema decodes the whole frame,
 /// or `None` when none or several do: a guess is never made.
 pub fn infer_response(frame: &[u8]) -> Option<(i16, i16)> {
-    let mut found = None;
-    for c in response_candidates() {
-        let m = decode_response(frame, Some(c));
-        if m.error.is_none() && m.body.is_some() {
-            if found.is_some() {
-                return None;
-            }
-            found = Some(c);
-        }
-    }
-    found
+    current().infer_response(frame)
 }
 
 #[cfg(test)]
