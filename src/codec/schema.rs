@@ -247,7 +247,7 @@ impl MessageSchema {
         };
         let api_key = match json.get("apiKey") {
             Some(k) => Some(
-                k.as_i64()
+                int_of(k)
                     .and_then(|k| i16::try_from(k).ok())
                     .filter(|k| *k >= 0)
                     .ok_or_else(|| SchemaError(format!("{name}: bad apiKey")))?,
@@ -292,6 +292,16 @@ impl MessageSchema {
     /// Whether `version` uses the flexible encoding.
     pub fn is_flexible(&self, version: i16) -> bool {
         self.flexible.contains(version)
+    }
+}
+
+/// A number, or a string holding one: Kafka's reader (Jackson) accepts both, and
+/// kafka-clients 3.9's BrokerHeartbeatRequest.json writes `"tag": "0"`.
+fn int_of(j: &Json) -> Option<i64> {
+    match j {
+        Json::Number(n) => n.as_i64(),
+        Json::String(s) => s.trim().parse().ok(),
+        _ => None,
     }
 }
 
@@ -364,7 +374,7 @@ fn parse_field(f: &Json, commons: &mut Commons) -> Result<Field, SchemaError> {
     let nullable = opt_versions("nullableVersions")?;
     let tag = match f.get("tag") {
         Some(t) => Some(
-            t.as_u64()
+            int_of(t)
                 .and_then(|t| u32::try_from(t).ok())
                 .ok_or_else(|| SchemaError(format!("{name}: bad tag")))?,
         ),
