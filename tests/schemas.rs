@@ -18,7 +18,9 @@ use std::sync::OnceLock;
 
 /// Skips loudly, or fails under CI where the jars must be present.
 fn skip(why: &str) {
-    let msg = format!("SKIP: {why}; get one with `mvn dependency:get -Dartifact=org.apache.kafka:kafka-clients:4.4.0`");
+    let msg = format!(
+        "SKIP: {why}; get one with `mvn dependency:get -Dartifact=org.apache.kafka:kafka-clients:4.4.0`"
+    );
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("{msg} (CI=true: the jars are required)");
     }
@@ -40,12 +42,7 @@ fn codec() -> Option<Codec> {
         if loaded.schemas.sources().is_empty() {
             return None;
         }
-        let c = Codec::new(
-            loaded.schemas,
-            DecodeOptions {
-                show_secrets: true,
-            },
-        );
+        let c = Codec::new(loaded.schemas, DecodeOptions { show_secrets: true });
         codec::install(c).expect("installed once");
         Some(c)
     })
@@ -80,7 +77,12 @@ fn all_203_schemas_of_kafka_4_4_0_load() {
 #[test]
 fn older_jars_bring_back_removed_versions() {
     let jars = discovered();
-    let has = |v: &str| jars.iter().any(|p| p.to_string_lossy().ends_with(&format!("kafka-clients-{v}.jar")));
+    let has = |v: &str| {
+        jars.iter().any(|p| {
+            p.to_string_lossy()
+                .ends_with(&format!("kafka-clients-{v}.jar"))
+        })
+    };
     if !has("4.4.0") || !has("3.9.1") {
         return skip("kafka-clients 4.4.0 and 3.9.1 are not both found");
     }
@@ -113,10 +115,7 @@ fn captures() -> Vec<PathBuf> {
             let mut v: Vec<PathBuf> = rd
                 .flatten()
                 .map(|e| e.path())
-                .filter(|p| {
-                    p.extension()
-                        .is_some_and(|x| x == "pcap" || x == "pcapng")
-                })
+                .filter(|p| p.extension().is_some_and(|x| x == "pcap" || x == "pcapng"))
                 .collect();
             v.sort();
             files.extend(v);
@@ -171,11 +170,7 @@ fn every_captured_message_decodes_and_agrees_with_kafka_protocol() {
         let name = path.display().to_string();
         let (stats, end) = pipeline::run(&mut src, Config::default(), &mut |r| {
             let m = &r.msg;
-            let api = format!(
-                "{} {}",
-                m.api_name().unwrap_or("?"),
-                m.kind.as_str()
-            );
+            let api = format!("{} {}", m.api_name().unwrap_or("?"), m.kind.as_str());
             let e = per_api.entry(api).or_default();
             e.messages += 1;
             total.messages += 1;
@@ -185,7 +180,11 @@ fn every_captured_message_decodes_and_agrees_with_kafka_protocol() {
             }
             let (Some(b), Some(key), Some(v)) = (m.body, m.api_key, m.api_version) else {
                 if m.api_key.is_some() {
-                    problems.push(format!("{name} frame {}: no body for {:?}", r.frame.frame, m.api_name()));
+                    problems.push(format!(
+                        "{name} frame {}: no body for {:?}",
+                        r.frame.frame,
+                        m.api_name()
+                    ));
                 }
                 return ControlFlow::Continue(());
             };
@@ -204,10 +203,15 @@ fn every_captured_message_decodes_and_agrees_with_kafka_protocol() {
                 f[f.len() - tail_len.min(f.len())..].to_vec()
             });
             if again.as_deref() != Ok(wire) {
-                problems.push(format!("{name} frame {}: kwire's values do not re-encode to the wire bytes", r.frame.frame));
+                problems.push(format!(
+                    "{name} frame {}: kwire's values do not re-encode to the wire bytes",
+                    r.frame.frame
+                ));
             }
             // ...and kafka-protocol reads the same values (its writing them back agrees).
-            if std::env::var_os("KWIRE_SHOW_KP_NA").is_some() && kafka_protocol_roundtrip(m.kind, key, v, wire).is_none() {
+            if std::env::var_os("KWIRE_SHOW_KP_NA").is_some()
+                && kafka_protocol_roundtrip(m.kind, key, v, wire).is_none()
+            {
                 eprintln!("kp n/a: {name} {:?} v{v} {}", m.api_name(), m.kind.as_str());
             }
             match kafka_protocol_roundtrip(m.kind, key, v, wire) {
@@ -232,7 +236,10 @@ fn every_captured_message_decodes_and_agrees_with_kafka_protocol() {
             problems.push(format!("{name}: {} malformed", stats.malformed));
         }
     }
-    eprintln!("{:<32} {:>8} {:>8} {:>8} {:>8}", "api", "messages", "decoded", "kp-agree", "kp-n/a");
+    eprintln!(
+        "{:<32} {:>8} {:>8} {:>8} {:>8}",
+        "api", "messages", "decoded", "kp-agree", "kp-n/a"
+    );
     for (api, n) in &per_api {
         eprintln!(
             "{api:<32} {:>8} {:>8} {:>8} {:>8}",
@@ -245,4 +252,89 @@ fn every_captured_message_decodes_and_agrees_with_kafka_protocol() {
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(total.decoded > 0);
+}
+
+#[test]
+fn secrets_are_redacted_unless_asked() {
+    if codec().is_none() {
+        return skip("no kafka-clients jar found");
+    }
+    let loaded = Search::from_env(Vec::new()).load();
+    let hidden = Codec::new(loaded.schemas, DecodeOptions::default());
+    let shown = codec().unwrap();
+    let body = |c: &Codec, f: &[u8], resp: Option<(i16, i16)>| {
+        let m = match resp {
+            None => c.decode_request(f),
+            Some(api) => c.decode_response(f, Some(api)),
+        };
+        assert_eq!(m.error, None);
+        body_value(&m.tree, m.body.unwrap())
+    };
+
+    // SASL/PLAIN: authzid NUL user NUL password.
+    let plain = hex(b"\0alice\0alice-secret");
+    let f = shown
+        .encode_request(
+            36,
+            2,
+            7,
+            Some("c"),
+            &serde_json::json!({"AuthBytes": plain}),
+        )
+        .unwrap();
+    let b = body(&hidden, &f, None);
+    assert_eq!(b["AuthBytes"], "<redacted 19 bytes>");
+    assert_eq!(b["_sasl_mechanism"], "PLAIN");
+    assert_eq!(b["_sasl_user"], "alice");
+    assert!(!b.to_string().contains("secret") && !b.to_string().contains(&hex(b"secret")));
+    assert_eq!(body(&shown, &f, None)["AuthBytes"], plain);
+
+    // SCRAM client-first: the user name only; the server's answer (salt) all hidden.
+    let first = hex(b"n,,n=bob,r=rOprNGfwEbeRWgbNEkqO");
+    let f = shown
+        .encode_request(
+            36,
+            1,
+            8,
+            Some("c"),
+            &serde_json::json!({"AuthBytes": first}),
+        )
+        .unwrap();
+    let b = body(&hidden, &f, None);
+    assert_eq!(
+        (b["_sasl_mechanism"].as_str(), b["_sasl_user"].as_str()),
+        (Some("SCRAM"), Some("bob"))
+    );
+    let server =
+        hex(b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096");
+    let f = shown
+        .encode_response(36, 1, 8, &serde_json::json!({"ErrorCode": 0, "ErrorMessage": null, "AuthBytes": server, "SessionLifetimeMs": 0}))
+        .unwrap();
+    let b = body(&hidden, &f, Some((36, 1)));
+    assert!(b["AuthBytes"].as_str().unwrap().starts_with("<redacted "));
+    assert!(b.get("_sasl_user").is_none());
+
+    // SCRAM credentials and delegation-token HMACs.
+    let f = shown
+        .encode_request(51, 0, 9, Some("c"), &serde_json::json!({"Deletions": [], "Upsertions": [{
+            "Name": "bob", "Mechanism": 1, "Iterations": 4096, "Salt": "0102", "SaltedPassword": "0a0b0c"}]}))
+        .unwrap();
+    let b = body(&hidden, &f, None);
+    assert_eq!(b["Upsertions"][0]["Salt"], "<redacted 2 bytes>");
+    assert_eq!(b["Upsertions"][0]["SaltedPassword"], "<redacted 3 bytes>");
+    assert_eq!(b["Upsertions"][0]["Name"], "bob");
+    let f = shown
+        .encode_request(
+            39,
+            2,
+            10,
+            Some("c"),
+            &serde_json::json!({"Hmac": "deadbeef", "RenewPeriodMs": 1}),
+        )
+        .unwrap();
+    assert_eq!(body(&hidden, &f, None)["Hmac"], "<redacted 4 bytes>");
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
 }

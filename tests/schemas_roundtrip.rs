@@ -61,7 +61,9 @@ impl Rng {
     }
 }
 
-const CHARS: &[char] = &['a', 'Z', '0', '-', '_', '.', ' ', 'é', 'ß', '中', '🦀', '"', '\\'];
+const CHARS: &[char] = &[
+    'a', 'Z', '0', '-', '_', '.', ' ', 'é', 'ß', '中', '🦀', '"', '\\',
+];
 
 /// A random value of `p`; `nondefault` keeps it away from any default (tagged fields
 /// equal to their default are not written, by Kafka nor by kafka-protocol).
@@ -201,7 +203,14 @@ const KP_UNSTABLE: &[(i16, i16)] = &[(8, 10), (9, 10), (22, 6)];
 /// Per (API, direction): versions tried, and those kafka-protocol also read.
 static TALLY: Mutex<BTreeMap<(i16, &'static str), (u64, u64)>> = Mutex::new(BTreeMap::new());
 
-fn one(c: &Codec, s: &MessageSchema, kind: Kind, key: i16, v: i16, seed: u64) -> Result<(), String> {
+fn one(
+    c: &Codec,
+    s: &MessageSchema,
+    kind: Kind,
+    key: i16,
+    v: i16,
+    seed: u64,
+) -> Result<(), String> {
     let mut r = Rng(seed ^ ((key as u64) << 32) ^ (v as u64) << 16);
     let flexible = s.is_flexible(v);
     let body = Json::Object(fields(&mut r, &s.fields, v, flexible, 0, false));
@@ -223,7 +232,10 @@ fn one(c: &Codec, s: &MessageSchema, kind: Kind, key: i16, v: i16, seed: u64) ->
     }
     let back = body_value(&m.tree, m.body.expect("a body"));
     if back != body {
-        return Err(format!("{} v{v}: kwire decodes\n{back}\nbut was given\n{body}", s.name));
+        return Err(format!(
+            "{} v{v}: kwire decodes\n{back}\nbut was given\n{body}",
+            s.name
+        ));
     }
     let mut tally = TALLY.lock().unwrap();
     let t = tally.entry((key, kind.as_str())).or_default();
@@ -232,17 +244,25 @@ fn one(c: &Codec, s: &MessageSchema, kind: Kind, key: i16, v: i16, seed: u64) ->
         return Ok(());
     };
     let range = api.valid_versions();
-    if v < range.min || v > range.max || (kind == Kind::Request && KP_UNSTABLE.contains(&(key, v))) {
+    if v < range.min || v > range.max || (kind == Kind::Request && KP_UNSTABLE.contains(&(key, v)))
+    {
         return Ok(());
     }
     // Header versions agree with kafka-protocol's.
-    let hv = m.tree.nodes[m.tree.child_with_role(0, kwire::codec::Role::Header).unwrap()].value;
+    let hv = m.tree.nodes[m
+        .tree
+        .child_with_role(0, kwire::codec::Role::Header)
+        .unwrap()]
+    .value;
     let want = match kind {
         Kind::Request => api.request_header_version(v),
         Kind::Response => api.response_header_version(v),
     };
     if hv != kwire::codec::Value::Int(want.into()) {
-        return Err(format!("{} v{v}: header {hv:?}, kafka-protocol says {want}", s.name));
+        return Err(format!(
+            "{} v{v}: header {hv:?}, kafka-protocol says {want}",
+            s.name
+        ));
     }
     let wire = body_bytes(&frame, &m);
     match kafka_protocol(kind, api, v, wire) {
@@ -258,7 +278,10 @@ fn one(c: &Codec, s: &MessageSchema, kind: Kind, key: i16, v: i16, seed: u64) ->
             hex(wire),
             hex(&kp)
         )),
-        Err(e) => Err(format!("{} v{v}: kafka-protocol cannot read it: {e}\n{body}", s.name)),
+        Err(e) => Err(format!(
+            "{} v{v}: kafka-protocol cannot read it: {e}\n{body}",
+            s.name
+        )),
     }
 }
 
@@ -305,7 +328,12 @@ fn coverage_report() {
         .iter()
         .filter_map(|(key, v, kind, s)| one(&c, s, *kind, *key, *v, 7).err())
         .collect();
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n---\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n---\n")
+    );
     let tally = TALLY.lock().unwrap();
     let tried: u64 = tally.values().map(|t| t.0).sum();
     let kp: u64 = tally.values().map(|t| t.1).sum();

@@ -266,7 +266,7 @@ pub fn read_source(path: &Path) -> Result<(Vec<MessageSchema>, Vec<String>), Str
 type Files = Vec<(String, Result<String, String>)>;
 
 fn read_capped(r: impl Read) -> Result<String, String> {
-    let mut s = String::new();
+    let mut s = String::with_capacity(64 << 10);
     let mut r = r.take(MAX_FILE + 1);
     r.read_to_string(&mut s).map_err(|e| e.to_string())?;
     if s.len() as u64 > MAX_FILE {
@@ -275,25 +275,46 @@ fn read_capped(r: impl Read) -> Result<String, String> {
     Ok(s)
 }
 
+/// The largest jar read: kafka-clients is about 11 MB.
+const MAX_JAR: u64 = 256 << 20;
+
 fn read_jar(path: &Path) -> Result<Files, String> {
     let shown = path.display();
+    // Read whole: the zip index seeks a lot, and memory is faster than the file.
     let file = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
-    let mut zip = zip::ZipArchive::new(std::io::BufReader::new(file))
+    let mut bytes = Vec::new();
+    file.take(MAX_JAR + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{shown}: {e}"))?;
+    if bytes.len() as u64 > MAX_JAR {
+        return Err(format!("{shown}: larger than {MAX_JAR} bytes"));
+    }
+    // A jar starts at offset 0; not searching for an embedded archive saves time.
+    let config = zip::read::Config {
+        archive_offset: zip::read::ArchiveOffset::Known(0),
+    };
+    let mut zip = zip::ZipArchive::with_config(config, std::io::Cursor::new(bytes))
         .map_err(|e| format!("{shown}: not a jar or directory ({e})"))?;
     let names: Vec<String> = zip
         .file_names()
-        .filter(|n| n.starts_with("common/message/") && n.ends_with(".json"))
-        .map(str::to_string)
+        .filter(|n| {
+            n.strip_prefix("common/message/")
+                .is_some_and(|n| n.ends_with(".json") && !n.contains('/'))
+        })
         .take(MAX_FILES)
+        .map(str::to_string)
         .collect();
     let mut out = Vec::with_capacity(names.len());
     for name in names {
-        let text = match zip.by_name(&name) {
-            Ok(entry) => read_capped(entry),
-            Err(e) => Err(e.to_string()),
-        };
         let short = name.trim_start_matches("common/message/").to_string();
-        out.push((short, text));
+        let entry = match zip.by_name(&name) {
+            Ok(e) => e,
+            Err(e) => {
+                out.push((short, Err(e.to_string())));
+                continue;
+            }
+        };
+        out.push((short, read_capped(entry)));
     }
     Ok(out)
 }

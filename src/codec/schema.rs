@@ -193,34 +193,39 @@ pub struct SchemaError(pub String);
 
 /// Removes `//` comments outside string literals, so serde_json can read the file.
 pub fn strip_comments(src: &str) -> String {
+    let b = src.as_bytes();
     let mut out = String::with_capacity(src.len());
     let mut in_str = false;
     let mut escaped = false;
-    let mut chars = src.chars().peekable();
-    while let Some(c) = chars.next() {
+    // Copies runs of kept text whole; every split point is an ASCII byte, so the
+    // slices stay on char boundaries.
+    let mut kept_from = 0;
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
         if in_str {
-            out.push(c);
             if escaped {
                 escaped = false;
-            } else if c == '\\' {
+            } else if c == b'\\' {
                 escaped = true;
-            } else if c == '"' {
+            } else if c == b'"' {
                 in_str = false;
             }
-        } else if c == '"' {
+        } else if c == b'"' {
             in_str = true;
-            out.push(c);
-        } else if c == '/' && chars.peek() == Some(&'/') {
-            for d in chars.by_ref() {
-                if d == '\n' {
-                    out.push('\n');
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
+        } else if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            out.push_str(src.get(kept_from..i).unwrap_or_default());
+            // Drop up to (not including) the newline.
+            i = b
+                .iter()
+                .skip(i)
+                .position(|&c| c == b'\n')
+                .map_or(b.len(), |n| i + n);
+            kept_from = i;
+            continue;
         }
+        i += 1;
     }
+    out.push_str(src.get(kept_from..).unwrap_or_default());
     out
 }
 
@@ -272,9 +277,7 @@ impl MessageSchema {
                 .as_array()
                 .ok_or_else(|| SchemaError(format!("{name}: commonStructs is not an array")))?;
             for s in list {
-                commons
-                    .raw
-                    .push((str_of(s, "name")?.to_string(), s.clone()));
+                commons.raw.push((str_of(s, "name")?, s));
             }
         }
         let fields = parse_fields(&json, &mut commons)
@@ -313,14 +316,14 @@ fn str_of<'j>(json: &'j Json, key: &str) -> Result<&'j str, SchemaError> {
 
 /// The file's `commonStructs`: raw until first used, then parsed once.
 #[derive(Default)]
-struct Commons {
-    raw: Vec<(String, Json)>,
+struct Commons<'j> {
+    raw: Vec<(&'j str, &'j Json)>,
     parsed: Vec<(String, Vec<Field>)>,
     /// Names being parsed, to refuse a struct that contains itself.
     stack: Vec<String>,
 }
 
-impl Commons {
+impl Commons<'_> {
     fn resolve(&mut self, elem: &str) -> Result<Vec<Field>, SchemaError> {
         if let Some((_, fs)) = self.parsed.iter().find(|(n, _)| n == elem) {
             return Ok(fs.clone());
@@ -331,11 +334,11 @@ impl Commons {
         let raw = self
             .raw
             .iter()
-            .find(|(n, _)| n == elem)
-            .map(|(_, j)| j.clone())
+            .find(|(n, _)| *n == elem)
+            .map(|(_, j)| *j)
             .ok_or_else(|| SchemaError(format!("unknown struct type {elem}")))?;
         self.stack.push(elem.to_string());
-        let fields = parse_fields(&raw, self);
+        let fields = parse_fields(raw, self);
         self.stack.pop();
         let fields = fields?;
         self.parsed.push((elem.to_string(), fields.clone()));
@@ -343,7 +346,7 @@ impl Commons {
     }
 }
 
-fn parse_fields(parent: &Json, commons: &mut Commons) -> Result<Vec<Field>, SchemaError> {
+fn parse_fields(parent: &Json, commons: &mut Commons<'_>) -> Result<Vec<Field>, SchemaError> {
     let Some(list) = parent.get("fields") else {
         return Ok(Vec::new());
     };
@@ -361,7 +364,7 @@ fn is_secret_name(name: &str) -> bool {
             .any(|w| name.contains(w))
 }
 
-fn parse_field(f: &Json, commons: &mut Commons) -> Result<Field, SchemaError> {
+fn parse_field(f: &Json, commons: &mut Commons<'_>) -> Result<Field, SchemaError> {
     let name = str_of(f, "name")?.to_string();
     let type_name = str_of(f, "type")?.to_string();
     let opt_versions = |key: &str| -> Result<Versions, SchemaError> {
