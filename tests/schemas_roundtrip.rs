@@ -201,7 +201,8 @@ fn kafka_protocol(kind: Kind, api: ApiKey, v: i16, body: &[u8]) -> Result<Vec<u8
 const KP_UNSTABLE: &[(i16, i16)] = &[(8, 10), (9, 10), (22, 6)];
 
 /// Per (API, direction): versions tried, and those kafka-protocol also read.
-static TALLY: Mutex<BTreeMap<(i16, &'static str), (u64, u64)>> = Mutex::new(BTreeMap::new());
+type Tally = BTreeMap<(i16, &'static str), (u64, u64)>;
+static TALLY: Mutex<Tally> = Mutex::new(BTreeMap::new());
 
 fn one(
     c: &Codec,
@@ -333,6 +334,22 @@ fn coverage_report() {
         "{} failures:\n{}",
         failures.len(),
         failures.join("\n---\n")
+    );
+    // Inference: the response's own (API, version) is always a candidate that decodes the
+    // whole frame, so a unique answer can only be the right one; count how often it is unique.
+    let (mut unique, mut responses) = (0, 0);
+    for (key, v, _, s) in all.iter().filter(|c| c.2 == Kind::Response) {
+        let mut r = Rng(99 ^ ((*key as u64) << 32) ^ (*v as u64) << 16);
+        let body = Json::Object(fields(&mut r, &s.fields, *v, s.is_flexible(*v), 0, false));
+        let frame = c.encode_response(*key, *v, 1, &body).unwrap();
+        responses += 1;
+        if let Some(found) = c.infer_response(&frame) {
+            assert_eq!(found, (*key, *v), "{}", s.name);
+            unique += 1;
+        }
+    }
+    eprintln!(
+        "inference: {unique} of {responses} random responses identified uniquely, none wrongly"
     );
     let tally = TALLY.lock().unwrap();
     let tried: u64 = tally.values().map(|t| t.0).sum();
