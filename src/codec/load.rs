@@ -181,8 +181,11 @@ impl Schemas {
 
     /// Kafka's name for the API (`"Produce"`), from its schema.
     pub fn api_name(&self, key: i16) -> Option<&str> {
-        let s = self.newest(key, Kind::Request)?;
-        Some(s.name.strip_suffix("Request").unwrap_or(&s.name))
+        if let Some(s) = self.newest(key, Kind::Request) {
+            return Some(s.name.strip_suffix("Request").unwrap_or(&s.name));
+        }
+        let s = self.newest(key, Kind::Response)?;
+        Some(s.name.strip_suffix("Response").unwrap_or(&s.name))
     }
 
     /// Whether `version` of `key` is flexible, if some definition says.
@@ -236,13 +239,23 @@ pub struct Loaded {
     pub problems: Vec<String>,
 }
 
-/// Reads every `*.json` schema from a jar (its `common/message/`) or a directory.
+/// Reads every `*.json` schema from a jar (its `common/message/`), a directory (or
+/// its `common/message/`), or one `.json` file.
 /// Returns the schemas and one line per file that could not be used.
 pub fn read_source(path: &Path) -> Result<(Vec<MessageSchema>, Vec<String>), String> {
     let shown = path.display();
     let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: {e}"))?;
     let files = if meta.is_dir() {
         read_dir(path)?
+    } else if path.extension().is_some_and(|x| x == "json") {
+        // One schema file on its own.
+        let name = path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let text = std::fs::File::open(path)
+            .map_err(|e| e.to_string())
+            .and_then(read_capped);
+        vec![(name, text)]
     } else {
         read_jar(path)?
     };
@@ -557,6 +570,13 @@ mod tests {
         std::fs::write(dir.path().join("README.md"), "not json").unwrap();
         let (list, problems) = read_source(dir.path()).unwrap();
         assert_eq!(list.len(), 1);
+        assert_eq!(
+            read_source(&dir.path().join("VoteRequest.json"))
+                .unwrap()
+                .0
+                .len(),
+            1
+        );
         assert_eq!(problems.len(), 2, "{problems:?}");
         assert!(problems.iter().all(|p| !p.contains('\n')));
         let not_a_jar = dir.path().join("x.jar");

@@ -230,6 +230,90 @@ mod tests {
         assert_eq!(infer_response(&f), Some((10, 0)));
     }
 
+    /// A schema written for this test, using what Kafka's own files use: a nullable
+    /// struct, a tagged struct, a common struct, `"versions": "none"`, float64, uint16,
+    /// arrays of primitives, and a secret.
+    const FEATURES: &str = r#"{"apiKey": 300, "type": "response", "name": "TestResponse",
+      "validVersions": "0-1", "flexibleVersions": "1+", "latestVersionUnstable": true,
+      "fields": [
+        {"name": "Gone", "type": "int32", "versions": "none"},
+        {"name": "Ratio", "type": "float64", "versions": "0+"},
+        {"name": "Port", "type": "uint16", "versions": "0+"},
+        {"name": "Ids", "type": "[]int64", "versions": "0+", "nullableVersions": "1+"},
+        {"name": "Cursor", "type": "Cursor", "versions": "0+", "nullableVersions": "0+", "default": "null"},
+        {"name": "Leader", "type": "Cursor", "versions": "1+", "taggedVersions": "1+", "tag": 0},
+        {"name": "Secret", "type": "bytes", "versions": "0+", "zeroCopy": true}
+      ],
+      "commonStructs": [{"name": "Cursor", "versions": "0+", "fields": [
+        {"name": "TopicName", "type": "string", "versions": "0+"},
+        {"name": "PartitionIndex", "type": "int32", "versions": "0+"}]}]}"#;
+
+    #[test]
+    fn walker_covers_the_schema_features_kafka_uses() {
+        use serde_json::json;
+        let mut s = Schemas::builtin();
+        s.add("test", vec![MessageSchema::parse(FEATURES).unwrap()]);
+        let shown = Codec::new(s, DecodeOptions { show_secrets: true });
+        let hidden = Codec {
+            options: DecodeOptions::default(),
+            ..shown
+        };
+        let cursor = json!({"TopicName": "t", "PartitionIndex": 3});
+        for (v, body) in [
+            (
+                0,
+                json!({"Ratio": 0.5, "Port": 65535, "Ids": [1, -1], "Cursor": null, "Secret": "0102"}),
+            ),
+            (
+                0,
+                json!({"Ratio": -2.25, "Port": 0, "Ids": [], "Cursor": cursor, "Secret": ""}),
+            ),
+            (
+                1,
+                json!({"Ratio": 1e300, "Port": 9092, "Ids": null, "Cursor": cursor, "Leader": cursor, "Secret": "ff"}),
+            ),
+            (
+                1,
+                json!({"Ratio": 0.0, "Port": 1, "Ids": [7], "Cursor": null, "Secret": "ff"}),
+            ),
+        ] {
+            let f = shown.encode_response(300, v, 5, &body).unwrap();
+            let m = shown.decode_response(&f, Some((300, v)));
+            assert_eq!(m.error, None, "v{v} {body}");
+            assert_eq!(
+                crate::view::json::body_value(&m.tree, m.body.unwrap()),
+                body
+            );
+            assert_eq!(m.api_name(), Some("Test"));
+            let m = hidden.decode_response(&f, Some((300, v)));
+            let n = body["Secret"].as_str().unwrap().len() / 2;
+            assert_eq!(
+                crate::view::json::body_value(&m.tree, m.body.unwrap())["Secret"],
+                format!("<redacted {n} bytes>")
+            );
+        }
+        // The null struct is one marker byte (-1); a present one starts with 1.
+        let f = shown
+            .encode_response(
+                300,
+                0,
+                5,
+                &json!({"Ratio": 0.0, "Port": 0, "Ids": [], "Cursor": null, "Secret": ""}),
+            )
+            .unwrap();
+        assert_eq!(
+            &f[8..],
+            [0u8; 8]
+                .iter()
+                .chain(&[0, 0, 0, 0, 0, 0, 0xff, 0, 0, 0, 0])
+                .copied()
+                .collect::<Vec<_>>()
+        );
+        // A response to an API kwire's table lacks: its header version follows the schema.
+        assert_eq!(shown.schemas.response_header_version(300, 1), Some(1));
+        assert_eq!(shown.schemas.response_header_version(300, 0), Some(0));
+    }
+
     #[test]
     fn candidates_cover_all_versions() {
         let c: Vec<_> = response_candidates().collect();
