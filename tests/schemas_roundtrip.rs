@@ -363,3 +363,28 @@ fn coverage_report() {
     assert!(tried as usize >= all.len());
     assert!(c.schemas.api_count() >= 95);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// Hostile bytes through every schema in the jars: errors, never a panic.
+    #[test]
+    fn random_bytes_never_panic(mut data in prop::collection::vec(any::<u8>(), 0..200)) {
+        let Some(c) = codec() else { return Ok(()) };
+        let _ = c.infer_response(&data);
+        for (key, v, kind, _) in cases(&c) {
+            match kind {
+                Kind::Request => {
+                    if data.len() >= 8 {
+                        data[4..6].copy_from_slice(&key.to_be_bytes());
+                        data[6..8].copy_from_slice(&v.to_be_bytes());
+                    }
+                    let _ = c.decode_request(&data);
+                }
+                Kind::Response => {
+                    let _ = c.decode_response(&data, Some((key, v)));
+                }
+            }
+        }
+    }
+}

@@ -91,6 +91,30 @@ impl Codec {
         found
     }
 
+    /// Why a message's body is not decoded, for a once-per-run note on stderr (the
+    /// contract's "Produce bodies are not decoded: no schemas loaded; see --schemas").
+    /// `None` when it is decoded, failed (the error says why), or its API is unknown.
+    pub fn undecoded_note(&self, m: &Message<'_>) -> Option<String> {
+        if m.body.is_some() || m.error.is_some() {
+            return None;
+        }
+        let (key, version) = (m.api_key?, m.api_version?);
+        let name = m.api_name()?;
+        if self.schemas.newest(key, m.kind).is_some() {
+            // A version outside the schemas: each message's warning says so.
+            return self
+                .schemas
+                .message(key, m.kind, version)
+                .is_none()
+                .then(|| format!("{name} v{version} bodies are not decoded: no loaded schema has that version"));
+        }
+        Some(if self.schemas.sources().is_empty() {
+            format!("{name} bodies are not decoded: no schemas loaded; see --schemas")
+        } else {
+            format!("{name} bodies are not decoded: the loaded schemas do not define it")
+        })
+    }
+
     pub fn encode_request(
         &self,
         api_key: i16,
@@ -312,6 +336,30 @@ mod tests {
         // A response to an API kwire's table lacks: its header version follows the schema.
         assert_eq!(shown.schemas.response_header_version(300, 1), Some(1));
         assert_eq!(shown.schemas.response_header_version(300, 0), Some(0));
+    }
+
+    #[test]
+    fn undecoded_note_says_why_once() {
+        let f = encode_request(0, 9, 1, Some("c"), &serde_json::json!("00")).unwrap();
+        let m = decode_request(&f);
+        assert_eq!(
+            Codec::builtin().undecoded_note(&m).as_deref(),
+            Some("Produce bodies are not decoded: no schemas loaded; see --schemas")
+        );
+        let f = encode_request(
+            10,
+            6,
+            1,
+            Some(""),
+            &serde_json::json!({"CoordinatorKeys": ["g"]}),
+        )
+        .unwrap();
+        let m = decode_request(&f);
+        assert_eq!(Codec::builtin().undecoded_note(&m), None);
+        let body = m.body.unwrap();
+        assert_eq!(m.tree.error_codes(body), vec![]);
+        let names: Vec<_> = m.tree.scalars(body).iter().map(|s| s.0).collect();
+        assert_eq!(names, ["KeyType"]);
     }
 
     #[test]
