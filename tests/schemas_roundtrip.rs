@@ -14,7 +14,7 @@ use kwire::view::json::body_value;
 use proptest::prelude::*;
 use serde_json::{Map, Value as Json, json};
 use std::collections::BTreeMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 fn codec() -> Option<Codec> {
     static CODEC: OnceLock<Option<Codec>> = OnceLock::new();
@@ -200,10 +200,6 @@ fn kafka_protocol(kind: Kind, api: ApiKey, v: i16, body: &[u8]) -> Result<Vec<u8
 /// marked them `latestVersionUnstable`, and its request structs stop below them.
 const KP_UNSTABLE: &[(i16, i16)] = &[(8, 10), (9, 10), (22, 6)];
 
-/// Per (API, direction): versions tried, and those kafka-protocol also read.
-type Tally = BTreeMap<(i16, &'static str), (u64, u64)>;
-static TALLY: Mutex<Tally> = Mutex::new(BTreeMap::new());
-
 fn one(
     c: &Codec,
     s: &MessageSchema,
@@ -211,7 +207,7 @@ fn one(
     key: i16,
     v: i16,
     seed: u64,
-) -> Result<(), String> {
+) -> Result<bool, String> {
     let mut r = Rng(seed ^ ((key as u64) << 32) ^ (v as u64) << 16);
     let flexible = s.is_flexible(v);
     let body = Json::Object(fields(&mut r, &s.fields, v, flexible, 0, false));
@@ -238,16 +234,13 @@ fn one(
             s.name
         ));
     }
-    let mut tally = TALLY.lock().unwrap();
-    let t = tally.entry((key, kind.as_str())).or_default();
-    t.0 += 1;
     let Ok(api) = ApiKey::try_from(key) else {
-        return Ok(());
+        return Ok(false);
     };
     let range = api.valid_versions();
     if v < range.min || v > range.max || (kind == Kind::Request && KP_UNSTABLE.contains(&(key, v)))
     {
-        return Ok(());
+        return Ok(false);
     }
     // Header versions agree with kafka-protocol's.
     let hv = m.tree.nodes[m
@@ -267,10 +260,7 @@ fn one(
     }
     let wire = body_bytes(&frame, &m);
     match kafka_protocol(kind, api, v, wire) {
-        Ok(kp) if kp == wire => {
-            t.1 += 1;
-            Ok(())
-        }
+        Ok(kp) if kp == wire => Ok(true),
         Ok(kp) => Err(format!(
             "{} v{v}: kafka-protocol writes back {} bytes for {} (values read differently)\nkwire: {}\nkp:    {}\n{body}",
             s.name,
@@ -325,10 +315,17 @@ proptest! {
 fn coverage_report() {
     let Some(c) = codec() else { return };
     let all = cases(&c);
-    let failures: Vec<String> = all
-        .iter()
-        .filter_map(|(key, v, kind, s)| one(&c, s, *kind, *key, *v, 7).err())
-        .collect();
+    // Per (API, direction): versions tried, and those kafka-protocol also read.
+    let mut tally: BTreeMap<(i16, &'static str), (u64, u64)> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for (key, v, kind, s) in &all {
+        let t = tally.entry((*key, kind.as_str())).or_default();
+        t.0 += 1;
+        match one(&c, s, *kind, *key, *v, 7) {
+            Ok(kp) => t.1 += u64::from(kp),
+            Err(e) => failures.push(e),
+        }
+    }
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
@@ -351,7 +348,19 @@ fn coverage_report() {
     eprintln!(
         "inference: {unique} of {responses} random responses identified uniquely, none wrongly"
     );
-    let tally = TALLY.lock().unwrap();
+    // Per API: versions round-tripped (requests/responses) and how many kafka-protocol read back.
+    for key in c.schemas.api_keys() {
+        let get = |k: &str| tally.get(&(key, k)).copied().unwrap_or_default();
+        let (rq, rs) = (get("request"), get("response"));
+        eprintln!(
+            "{key:>3} {:<40} versions {:>2}/{:<2} kafka-protocol {:>2}/{:<2}",
+            c.schemas.api_name(key).unwrap_or("?"),
+            rq.0,
+            rs.0,
+            rq.1,
+            rs.1
+        );
+    }
     let tried: u64 = tally.values().map(|t| t.0).sum();
     let kp: u64 = tally.values().map(|t| t.1).sum();
     eprintln!(
