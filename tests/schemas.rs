@@ -338,3 +338,79 @@ fn secrets_are_redacted_unless_asked() {
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
+
+#[test]
+fn envelope_carries_a_decoded_message() {
+    let Some(c) = codec() else {
+        return skip("no kafka-clients jar found");
+    };
+    // A broker forwards an admin client's CreateTopics v7 to the controller.
+    let inner = c
+        .encode_request(
+            19,
+            7,
+            42,
+            Some("adminclient-1"),
+            &serde_json::json!({
+            "Topics": [{"Name": "orders", "NumPartitions": 3, "ReplicationFactor": 1,
+                        "Assignments": [], "Configs": []}],
+            "TimeoutMs": 30000, "ValidateOnly": false}),
+        )
+        .unwrap();
+    let f = c
+        .encode_request(58, 0, 7, Some("broker-1"), &serde_json::json!({
+            "RequestData": hex(&inner[4..]), "RequestPrincipal": null, "ClientHostAddress": "7f000001"}))
+        .unwrap();
+    let m = c.decode_request(&f);
+    assert_eq!(m.error, None);
+    let b = body_value(&m.tree, m.body.unwrap());
+    assert_eq!(b["_inner"]["api_name"], "CreateTopics");
+    assert_eq!(b["_inner"]["header"]["correlation_id"], 42);
+    assert_eq!(b["_inner"]["header"]["client_id"], "adminclient-1");
+    assert_eq!(b["_inner"]["body"]["Topics"][0]["Name"], "orders");
+    assert_eq!(b["RequestData"], hex(&inner[4..]));
+
+    // A response names no API: `_inner` only when exactly one candidate decodes it whole.
+    let inner = c
+        .encode_response(60, 2, 42, &serde_json::json!({"ThrottleTimeMs": 0, "ErrorCode": 0,
+            "ErrorMessage": null, "EndpointType": 1, "ClusterId": "c1", "ControllerId": 1,
+            "Brokers": [{"BrokerId": 1, "Host": "h", "Port": 9092, "Rack": null, "IsFenced": false}],
+            "ClusterAuthorizedOperations": -2147483648}))
+        .unwrap();
+    let f = c
+        .encode_response(
+            58,
+            0,
+            7,
+            &serde_json::json!({"ResponseData": hex(&inner[4..]), "ErrorCode": 0}),
+        )
+        .unwrap();
+    let m = c.decode_response(&f, Some((58, 0)));
+    assert_eq!(m.error, None);
+    let b = body_value(&m.tree, m.body.unwrap());
+    eprintln!(
+        "envelope response: _inner {}",
+        if b.get("_inner").is_some() {
+            "decoded"
+        } else {
+            "ambiguous, left as bytes"
+        }
+    );
+    if let Some(i) = b.get("_inner") {
+        assert_eq!(i["api_name"], "DescribeCluster", "{b}");
+    }
+    // Garbage inside an envelope leaves the bytes as they are.
+    let f = c
+        .encode_request(
+            58,
+            0,
+            8,
+            Some("b"),
+            &serde_json::json!({
+            "RequestData": "0013000700", "RequestPrincipal": null, "ClientHostAddress": ""}),
+        )
+        .unwrap();
+    let m = c.decode_request(&f);
+    assert_eq!(m.error, None);
+    assert!(body_value(&m.tree, m.body.unwrap()).get("_inner").is_none());
+}

@@ -5,11 +5,12 @@
 //! never drive allocation.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::DecodeOptions;
 use super::error::{DecodeError, ErrorKind};
+use super::frame::Kind;
 use super::redact;
 use super::schema::{Field, FieldType, Prim};
 use super::tree::{Node, Prefix, Role, Value};
+use super::{Codec, DecodeOptions};
 use nom::Parser;
 use nom::bytes::complete::take;
 use nom::number::complete::{be_f64, be_i8, be_i16, be_i32, be_i64, be_u8, be_u16};
@@ -30,12 +31,21 @@ pub(crate) struct Walker<'a> {
     /// Field path for error messages: name and element index.
     path: Vec<(&'static str, Option<u32>)>,
     options: DecodeOptions,
+    codec: Codec,
+    /// The API whose body is being walked, for fields with a meaning beyond their
+    /// type (Envelope's embedded message).
+    pub api_key: Option<i16>,
+    /// Inside an Envelope's embedded message: envelopes do not nest.
+    in_envelope: bool,
 }
 
 impl<'a> Walker<'a> {
-    pub fn new(frame: &'a [u8], options: DecodeOptions) -> Self {
+    pub fn new(frame: &'a [u8], codec: Codec) -> Self {
         Walker {
-            options,
+            options: codec.options,
+            codec,
+            api_key: None,
+            in_envelope: false,
             frame,
             nodes: Vec::with_capacity(32),
             depth: 0,
@@ -374,6 +384,13 @@ impl<'a> Walker<'a> {
                 if f.name == "AuthBytes" {
                     self.sasl_user(rest, data.unwrap_or_default());
                 }
+                if self.api_key == Some(ENVELOPE) && !self.in_envelope {
+                    match (f.name.as_str(), data) {
+                        ("RequestData", Some(d)) => self.envelope_inner(d, Kind::Request),
+                        ("ResponseData", Some(d)) => self.envelope_inner(d, Kind::Response),
+                        _ => {}
+                    }
+                }
                 Ok((rest, ()))
             }
             FieldType::Struct(sub) => {
@@ -672,6 +689,141 @@ impl<'a> Walker<'a> {
             "added by kwire: the user name inside the auth bytes",
             Role::Field,
         );
+    }
+}
+
+const ENVELOPE: i16 = 58;
+
+/// Where the walker stood, to undo a tentative decode.
+struct Mark {
+    nodes: usize,
+    open: usize,
+    depth: u16,
+    path: usize,
+}
+
+impl<'a> Walker<'a> {
+    fn mark(&self) -> Mark {
+        Mark {
+            nodes: self.nodes.len(),
+            open: self.open.len(),
+            depth: self.depth,
+            path: self.path.len(),
+        }
+    }
+
+    fn undo(&mut self, m: &Mark) {
+        self.nodes.truncate(m.nodes);
+        self.open.truncate(m.open);
+        self.depth = m.depth;
+        self.path.truncate(m.path);
+    }
+
+    /// Envelope's `RequestData` / `ResponseData`: the forwarded message, its header and
+    /// body without a size prefix, decoded under `_inner`. A request names its API in
+    /// its header; a response's API is the one candidate that decodes it whole (as for
+    /// inference). When it does not decode whole, nothing is added: the bytes show.
+    fn envelope_inner(&mut self, data: &'a [u8], kind: Kind) {
+        let apis: Vec<(i16, i16)> = match kind {
+            Kind::Request => {
+                let (Some(k), Some(v)) = (data.get(..2), data.get(2..4)) else {
+                    return;
+                };
+                let k = i16::from_be_bytes([
+                    k.first().copied().unwrap_or(0),
+                    k.get(1).copied().unwrap_or(0),
+                ]);
+                let v = i16::from_be_bytes([
+                    v.first().copied().unwrap_or(0),
+                    v.get(1).copied().unwrap_or(0),
+                ]);
+                vec![(k, v)]
+            }
+            Kind::Response => self.codec.schemas.response_candidates().collect(),
+        };
+        self.in_envelope = true;
+        let mut fits = None;
+        let mut several = false;
+        for &api in &apis {
+            let m = self.mark();
+            let ok = self.inner_message(data, kind, api);
+            self.undo(&m);
+            if ok {
+                several = fits.is_some();
+                fits = Some(api);
+                if several {
+                    break;
+                }
+            }
+        }
+        if let (Some(api), false) = (fits, several) {
+            self.inner_message(data, kind, api);
+        }
+        self.in_envelope = false;
+    }
+
+    /// Decodes header and body of an embedded message under `_inner`; false (with
+    /// nodes left to undo) unless every byte decodes.
+    fn inner_message(&mut self, data: &'a [u8], kind: Kind, (key, v): (i16, i16)) -> bool {
+        let schemas: &'static super::Schemas = self.codec.schemas;
+        let Some(body) = schemas.message(key, kind, v) else {
+            return false;
+        };
+        let (hs, hv) = match kind {
+            Kind::Request => (
+                &schemas.request_header,
+                schemas.request_header_version(key, v),
+            ),
+            Kind::Response => (
+                &schemas.response_header,
+                schemas.response_header_version(key, v),
+            ),
+        };
+        let Some(hv) = hv else { return false };
+        let name = super::apis::api_name(key).or_else(|| schemas.api_name(key));
+        let at = data.get(..0).unwrap_or_default();
+        let saved_key = self.api_key.replace(key);
+        self.open(
+            at,
+            "_inner",
+            None,
+            "envelope",
+            Value::None,
+            "added by kwire: the message this envelope carries",
+            Role::Field,
+        );
+        if let Some(name) = name {
+            self.leaf(
+                at,
+                at,
+                "api_name",
+                None,
+                "string",
+                Value::Str(Some(name)),
+                Prefix::None,
+                "added by kwire",
+                Role::Field,
+            );
+        }
+        let result = (|| -> Res<'a, ()> {
+            self.open(data, "header", None, &hs.name, Value::None, "", Role::Field);
+            let (rest, ()) =
+                self.fields(data, &hs.fields, hv, hs.is_flexible(hv), TAGS_IN_HEADER)?;
+            self.close(rest);
+            self.open(rest, "body", None, &body.name, Value::None, "", Role::Field);
+            let (rest, ()) =
+                self.fields(rest, &body.fields, v, body.is_flexible(v), TAGS_IN_STRUCT)?;
+            self.close(rest);
+            Ok((rest, ()))
+        })();
+        self.api_key = saved_key;
+        match result {
+            Ok((rest, ())) if rest.is_empty() => {
+                self.close(rest);
+                true
+            }
+            _ => false,
+        }
     }
 }
 

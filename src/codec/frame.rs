@@ -110,7 +110,7 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8]) -> Message<'a> 
     let info = m.api_key.and_then(apis::api_info);
     m.name = api_name(codec, m.api_key);
     let (name, ty) = root_name(codec, m.api_key, info, Kind::Request);
-    let mut w = Walker::new(frame, codec.options);
+    let mut w = Walker::new(frame, *codec);
     w.open(
         frame,
         name,
@@ -181,7 +181,7 @@ pub(crate) fn decode_response<'a>(
     let info = m.api_key.and_then(apis::api_info);
     m.name = api_name(codec, m.api_key);
     let (name, ty) = root_name(codec, m.api_key, info, Kind::Response);
-    let mut w = Walker::new(frame, codec.options);
+    let mut w = Walker::new(frame, *codec);
     w.open(
         frame,
         name,
@@ -326,6 +326,7 @@ fn body<'a>(
         raw(w, rest, RAW_OUT_OF_RANGE);
         return Ok((end_of(rest), None));
     };
+    w.api_key = Some(key);
     let idx = w.open(
         rest,
         &s.name,
