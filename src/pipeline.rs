@@ -209,7 +209,7 @@ fn deliver(
 
 /// Kafka's name for an API key, or `Unknown(N)`.
 pub fn api_label(key: i16) -> String {
-    codec::apis::api_name(key).map_or_else(|| format!("Unknown({key})"), str::to_string)
+    crate::proto::api_name(key).map_or_else(|| format!("Unknown({key})"), str::to_string)
 }
 
 /// Runs a whole source through the pipeline.

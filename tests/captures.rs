@@ -906,7 +906,7 @@ fn readme_facts_hold() {
             let mut codes = Vec::new();
             error_codes(&m.json["body"], &mut codes);
             for code in codes {
-                let name = kwire::codec::errors::error_name(code as i16).unwrap_or("?");
+                let name = kwire::proto::errors::error_name(code as i16).unwrap_or("?");
                 errors.push((m.frame, name));
             }
             let granted = &m.json["body"]["Topics"][0]["Partitions"][0]["VoteGranted"];

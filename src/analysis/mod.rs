@@ -27,6 +27,7 @@ pub use text::render_text;
 
 use crate::codec::{Kind, Tree};
 use crate::pipeline::Record;
+use crate::proto::{FIND_COORDINATOR, VOTE};
 
 /// Where in the capture something happened: the packet that completed the message, and its time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -94,10 +95,12 @@ impl Analyzer {
             return;
         };
         match (m.api_key, m.kind) {
-            (Some(52), Kind::Request) => self.elections.request(r, &m.tree, body),
-            (Some(52), Kind::Response) => self.elections.response(r, &m.tree, body),
-            (Some(10), Kind::Request) => self.coordinators.request(r, &m.tree, body),
-            (Some(10), Kind::Response) => self.coordinators.response(r, &m.tree, body),
+            (Some(VOTE), Kind::Request) => self.elections.request(r, &m.tree, body),
+            (Some(VOTE), Kind::Response) => self.elections.response(r, &m.tree, body),
+            (Some(FIND_COORDINATOR), Kind::Request) => self.coordinators.request(r, &m.tree, body),
+            (Some(FIND_COORDINATOR), Kind::Response) => {
+                self.coordinators.response(r, &m.tree, body)
+            }
             _ => {}
         }
     }
@@ -122,7 +125,7 @@ impl Analyzer {
 
 /// Kafka's name for an error code, or `error N`.
 pub fn error_label(code: i16) -> String {
-    crate::codec::errors::error_name(code).map_or_else(|| format!("error {code}"), str::to_string)
+    crate::proto::errors::error_name(code).map_or_else(|| format!("error {code}"), str::to_string)
 }
 
 // ---- reading the value tree -------------------------------------------------

@@ -5,8 +5,8 @@
 //! correlation id (a response header names neither API nor version).
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use crate::codec::apis;
-use crate::codec::{Kind, peek_request_header};
+use crate::proto::apis;
+use crate::proto::{Kind, peek_request_header};
 use crate::tcp::{CloseReason, ConnId, Dir, StreamEvent};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::net::SocketAddr;

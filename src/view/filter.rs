@@ -4,9 +4,9 @@
 //! `version_source=header|request|inferred|none`, or free text matched
 //! case-insensitively against the summary line. `!term` negates a term.
 
-use crate::codec::apis;
 use crate::codec::{Kind, Role, Value};
 use crate::pipeline::{Record, VersionSource};
+use crate::proto::apis;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Term {

@@ -1,10 +1,10 @@
 //! One readable line per message, in the manner of tshark's packet list.
 
 use super::escape::escape;
-use crate::codec::apis;
-use crate::codec::errors::error_name;
 use crate::codec::{Kind, Message, Tree, Value};
 use crate::pipeline::{Record, VersionSource};
+use crate::proto::errors::error_name;
+use crate::proto::{FIND_COORDINATOR, VOTE, apis};
 use std::fmt::Write;
 use std::net::SocketAddr;
 
@@ -148,10 +148,10 @@ fn details(m: &Message<'_>) -> String {
     };
     let t = &m.tree;
     match (m.api_key, m.kind) {
-        (Some(10), Kind::Request) => find_coordinator_request(t, body),
-        (Some(10), Kind::Response) => find_coordinator_response(t, body),
-        (Some(52), Kind::Request) => vote_request(t, body),
-        (Some(52), Kind::Response) => vote_response(t, body),
+        (Some(FIND_COORDINATOR), Kind::Request) => find_coordinator_request(t, body),
+        (Some(FIND_COORDINATOR), Kind::Response) => find_coordinator_response(t, body),
+        (Some(VOTE), Kind::Request) => vote_request(t, body),
+        (Some(VOTE), Kind::Response) => vote_response(t, body),
         _ => String::new(),
     }
 }

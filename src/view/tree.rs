@@ -2,9 +2,9 @@
 //! `[0xOFFSET, NB]` and the schema's description.
 
 use super::escape::escape;
-use crate::codec::apis;
-use crate::codec::errors::error_name;
 use crate::codec::{Node, Prefix, Role, Tree, Value};
+use crate::proto::apis;
+use crate::proto::errors::error_name;
 use std::fmt::Write;
 
 /// Longest description shown in full; longer ones are cut, as the seed pages do.

@@ -210,8 +210,14 @@ impl ApiInfo {
     }
 }
 
-const CONTROLLED_SHUTDOWN: i16 = 7;
-const API_VERSIONS: i16 = 18;
+/// Key of FindCoordinator: which broker coordinates a group, transaction or share group.
+pub const FIND_COORDINATOR: i16 = 10;
+/// Key of ControlledShutdown.
+pub const CONTROLLED_SHUTDOWN: i16 = 7;
+/// Key of ApiVersions.
+pub const API_VERSIONS: i16 = 18;
+/// Key of Vote: KRaft leader elections.
+pub const VOTE: i16 = 52;
 
 #[cfg(test)]
 mod tests {
