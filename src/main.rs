@@ -3,8 +3,9 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use kwire::capture::{CaptureError, LiveOptions, Source};
+use kwire::dissect::Record;
 use kwire::kafka::KafkaConfig;
-use kwire::pipeline::{self, Config, End, Record, RunStats};
+use kwire::pipeline::{self, Config, End, RunStats};
 use kwire::tcp::TcpConfig;
 use kwire::view::filter::{self, Filter};
 use kwire::view::{json, summary, tree};
@@ -426,7 +427,7 @@ impl Printer {
         })
     }
 
-    fn print(&mut self, r: &Record<'_, '_>) -> ControlFlow<()> {
+    fn print(&mut self, r: &Record<'_>) -> ControlFlow<()> {
         if self.broken || self.limit.is_some_and(|n| self.printed >= n) {
             return ControlFlow::Break(());
         }
@@ -580,7 +581,7 @@ fn report(s: &RunStats) {
             let list: Vec<String> = k
                 .unanswered
                 .iter()
-                .map(|((key, v), c)| format!("{} v{v} ×{c}", pipeline::api_label(*key)))
+                .map(|((key, v), c)| format!("{} v{v} ×{c}", kwire::proto::api_label(*key)))
                 .collect();
             let frames: Vec<String> = k.unanswered_frames.iter().map(u64::to_string).collect();
             writeln!(

@@ -8,66 +8,12 @@
 )]
 
 use crate::capture::{CaptureError, Packet, Source};
-use crate::codec::{self, Kind, Message};
+use crate::dissect::{Record, VersionSource, dissect};
 use crate::kafka::{KafkaConfig, KafkaFrame, KafkaStats, Sessions};
 use crate::net::{self, NetStats};
 use crate::tcp::{Reassembler, TcpConfig, TcpStats};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
-
-/// Where a message's API version came from (the contract's `version_source`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VersionSource {
-    /// A request's own header.
-    Header,
-    /// A response paired with its captured request.
-    Request,
-    /// A response whose request was not captured; exactly one schema fit.
-    Inferred,
-}
-
-impl VersionSource {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VersionSource::Header => "header",
-            VersionSource::Request => "request",
-            VersionSource::Inferred => "inferred",
-        }
-    }
-}
-
-/// A decoded Kafka message with the facts of its capture.
-pub struct Record<'r, 'a> {
-    pub frame: &'r KafkaFrame<'a>,
-    pub msg: Message<'a>,
-    pub version_source: Option<VersionSource>,
-    /// Timestamp of the capture's first packet, for relative times.
-    pub first_ts_ns: i64,
-}
-
-/// Decodes one frame, inferring a response's API when its request is unknown.
-pub fn dissect<'r, 'a>(f: &'r KafkaFrame<'a>, first_ts_ns: i64) -> Record<'r, 'a> {
-    let (msg, source) = match (f.kind, f.api) {
-        (Kind::Request, _) => (codec::decode_request(f.data), Some(VersionSource::Header)),
-        (Kind::Response, Some(api)) => (
-            codec::decode_response(f.data, Some(api)),
-            Some(VersionSource::Request),
-        ),
-        (Kind::Response, None) => match codec::infer_response(f.data) {
-            Some(api) => (
-                codec::decode_response(f.data, Some(api)),
-                Some(VersionSource::Inferred),
-            ),
-            None => (codec::decode_response(f.data, None), None),
-        },
-    };
-    Record {
-        frame: f,
-        msg,
-        version_source: source,
-        first_ts_ns,
-    }
-}
 
 /// Everything counted in a run, for the end-of-run report.
 #[derive(Clone, Debug, Default)]
@@ -133,7 +79,7 @@ impl Pipeline {
         &mut self,
         number: u64,
         p: &Packet<'_>,
-        sink: &mut dyn FnMut(&Record<'_, '_>) -> ControlFlow<()>,
+        sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>,
     ) {
         let ts = p.ts_ns();
         let first = *self.first_ts_ns.get_or_insert(ts);
@@ -157,7 +103,7 @@ impl Pipeline {
     }
 
     /// Ends the run: flushes every connection and returns the counters.
-    pub fn finish(mut self, sink: &mut dyn FnMut(&Record<'_, '_>) -> ControlFlow<()>) -> RunStats {
+    pub fn finish(mut self, sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>) -> RunStats {
         let (number, ts) = self.last;
         let first = self.first_ts_ns.unwrap_or(ts);
         let Pipeline {
@@ -185,7 +131,7 @@ fn deliver(
     first: i64,
     stats: &mut RunStats,
     stopped: &mut bool,
-    sink: &mut dyn FnMut(&Record<'_, '_>) -> ControlFlow<()>,
+    sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>,
 ) {
     if *stopped {
         return;
@@ -194,29 +140,24 @@ fn deliver(
     let name = r
         .msg
         .api_key
-        .map_or_else(|| "unknown".to_string(), api_label);
+        .map_or_else(|| "unknown".to_string(), crate::proto::api_label);
     *stats
         .messages
         .entry((name, r.msg.kind.as_str()))
         .or_default() += 1;
     stats.inferred += u64::from(r.version_source == Some(VersionSource::Inferred));
     stats.malformed += u64::from(r.msg.error.is_some());
-    stats.warned += u64::from(!r.frame.warnings.is_empty() || !r.msg.warnings.is_empty());
+    stats.warned += u64::from(r.has_warnings());
     if sink(&r).is_break() {
         *stopped = true;
     }
-}
-
-/// Kafka's name for an API key, or `Unknown(N)`.
-pub fn api_label(key: i16) -> String {
-    crate::proto::api_name(key).map_or_else(|| format!("Unknown({key})"), str::to_string)
 }
 
 /// Runs a whole source through the pipeline.
 pub fn run(
     source: &mut Source,
     cfg: Config,
-    sink: &mut dyn FnMut(&Record<'_, '_>) -> ControlFlow<()>,
+    sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>,
 ) -> (RunStats, End) {
     let mut pipe = Pipeline::new(cfg);
     let mut end = End::Complete;

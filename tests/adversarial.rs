@@ -32,7 +32,7 @@ fn run_packets(packets: &[(i64, Vec<u8>)], cfg: Config) -> Run {
     let mut pipe = Pipeline::new(cfg);
     let mut summary_lines = Vec::new();
     let mut objs = Vec::new();
-    let mut sink = |r: &kwire::pipeline::Record<'_, '_>| {
+    let mut sink = |r: &kwire::dissect::Record<'_>| {
         summary_lines.push(summary::line(r));
         let mut buf = Vec::new();
         json::write_record(&mut buf, r);

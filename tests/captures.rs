@@ -106,14 +106,14 @@ fn run(path: &Path) -> Run {
         kjson::write_record(&mut buf, r);
         let api = match r.msg.kind {
             Kind::Request => r.msg.api_key.zip(r.msg.api_version),
-            Kind::Response => r.frame.api,
+            Kind::Response => r.api,
         };
         let keep_tree = api.is_some_and(|(k, _)| k == VOTE || k == FIND_COORDINATOR);
         msgs.push(Msg {
-            frame: r.frame.frame,
+            frame: r.packet,
             kind: r.msg.kind,
             json: serde_json::from_slice(&buf).unwrap(),
-            data: r.frame.data.to_vec(),
+            data: r.data.to_vec(),
             api,
             tree: keep_tree.then(|| tree::record(r)),
             summary: summary::line(r),

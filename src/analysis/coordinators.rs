@@ -2,7 +2,7 @@
 
 use super::{At, int16, int32};
 use crate::codec::{Tree, Value};
-use crate::pipeline::Record;
+use crate::dissect::Record;
 use crate::tcp::ConnId;
 use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, SocketAddr};
@@ -132,7 +132,7 @@ impl Coordinators {
         Some(self.keys.entry(k).or_default())
     }
 
-    pub(super) fn request(&mut self, r: &Record<'_, '_>, t: &Tree<'_>, body: usize) {
+    pub(super) fn request(&mut self, r: &Record<'_>, t: &Tree<'_>, body: usize) {
         let key_type = int(t, body, "KeyType").unwrap_or(0);
         let mut keys: Vec<String> = Vec::new();
         if let Some(k) = t.str(body, "Key") {
@@ -144,7 +144,7 @@ impl Coordinators {
             }
         }
         let client_id = r.msg.client_id.map(str::to_string);
-        let ip = r.frame.src.ip();
+        let ip = r.src.ip();
         for k in &keys {
             if let Some(s) = self.key_state((Some(key_type), k.clone())) {
                 s.requests += 1;
@@ -159,9 +159,9 @@ impl Coordinators {
                 self.pending.retain(|_, p| p.frame >= cut);
             }
             self.pending.insert(
-                (r.frame.conn, corr),
+                (r.conn, corr),
                 Pending {
-                    frame: r.frame.frame,
+                    frame: r.packet,
                     key_type,
                     keys,
                     client_id,
@@ -170,11 +170,11 @@ impl Coordinators {
         }
     }
 
-    pub(super) fn response(&mut self, r: &Record<'_, '_>, t: &Tree<'_>, body: usize) {
-        let pending = match (r.frame.request_frame, r.msg.correlation_id) {
+    pub(super) fn response(&mut self, r: &Record<'_>, t: &Tree<'_>, body: usize) {
+        let pending = match (r.request_packet, r.msg.correlation_id) {
             (Some(rf), Some(corr)) => self
                 .pending
-                .remove(&(r.frame.conn, corr))
+                .remove(&(r.conn, corr))
                 .filter(|p| p.frame == rf),
             _ => None,
         };
@@ -189,9 +189,9 @@ impl Coordinators {
                 at: At::of(r),
                 version: r.msg.api_version,
                 client_id: pending.as_ref().and_then(|p| p.client_id.clone()),
-                client: r.frame.dst,
-                broker: r.frame.src,
-                latency_ns: r.frame.latency_ns,
+                client: r.dst,
+                broker: r.src,
+                latency_ns: r.latency_ns,
                 coordinator,
                 error,
                 error_message: t.str(at, "ErrorMessage").flatten().map(str::to_string),

@@ -7,7 +7,7 @@
 
 use super::{At, int16, int32};
 use crate::codec::Tree;
-use crate::pipeline::Record;
+use crate::dissect::Record;
 use crate::tcp::ConnId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::{IpAddr, SocketAddr};
@@ -200,15 +200,15 @@ pub(super) struct Elections {
 }
 
 impl Elections {
-    pub(super) fn request(&mut self, r: &Record<'_, '_>, t: &Tree<'_>, body: usize) {
+    pub(super) fn request(&mut self, r: &Record<'_>, t: &Tree<'_>, body: usize) {
         let at = At::of(r);
         let version = r.msg.api_version.unwrap_or(0);
         let cluster = t.str(body, "ClusterId").flatten().map(str::to_string);
         let voter_id = int32(t, body, "VoterId").filter(|v| *v >= 0);
         if let Some(v) = voter_id {
-            self.addr_nodes.insert(r.frame.dst, v);
+            self.addr_nodes.insert(r.dst, v);
         }
-        let voter = voter_id.map_or(Voter::Addr(r.frame.dst), Voter::Node);
+        let voter = voter_id.map_or(Voter::Addr(r.dst), Voter::Node);
         let mut pending = Vec::new();
         for topic in t.elements(body, "Topics") {
             let name = t.str(topic, "TopicName").flatten().unwrap_or("");
@@ -289,7 +289,7 @@ impl Elections {
                 forget_oldest(&mut self.pending);
             }
             self.pending.insert(
-                (r.frame.conn, corr),
+                (r.conn, corr),
                 Pending {
                     frame: at.frame,
                     ballots: pending,
@@ -298,12 +298,12 @@ impl Elections {
         }
     }
 
-    pub(super) fn response(&mut self, r: &Record<'_, '_>, t: &Tree<'_>, body: usize) {
+    pub(super) fn response(&mut self, r: &Record<'_>, t: &Tree<'_>, body: usize) {
         let at = At::of(r);
-        let pending = match (r.frame.request_frame, r.msg.correlation_id) {
+        let pending = match (r.request_packet, r.msg.correlation_id) {
             (Some(rf), Some(corr)) => self
                 .pending
-                .remove(&(r.frame.conn, corr))
+                .remove(&(r.conn, corr))
                 .filter(|p| p.frame == rf),
             _ => None,
         };
@@ -324,7 +324,7 @@ impl Elections {
                 let partition = int32(t, p, "PartitionIndex").unwrap_or(0);
                 let answer = Answer {
                     at,
-                    latency_ns: r.frame.latency_ns,
+                    latency_ns: r.latency_ns,
                     granted: t.bool(p, "VoteGranted").unwrap_or(false),
                     error: int16(t, p, "ErrorCode").unwrap_or(0),
                     top_error,

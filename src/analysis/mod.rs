@@ -26,7 +26,7 @@ pub use json::to_json;
 pub use text::render_text;
 
 use crate::codec::{Kind, Tree};
-use crate::pipeline::Record;
+use crate::dissect::Record;
 use crate::proto::{FIND_COORDINATOR, VOTE};
 
 /// Where in the capture something happened: the packet that completed the message, and its time.
@@ -37,10 +37,10 @@ pub struct At {
 }
 
 impl At {
-    fn of(r: &Record<'_, '_>) -> At {
+    fn of(r: &Record<'_>) -> At {
         At {
-            frame: r.frame.frame,
-            ts_ns: r.frame.ts_ns,
+            frame: r.packet,
+            ts_ns: r.ts_ns,
         }
     }
 }
@@ -84,9 +84,9 @@ impl Analyzer {
     }
 
     /// Takes in one record.
-    pub fn record(&mut self, r: &Record<'_, '_>) {
+    pub fn record(&mut self, r: &Record<'_>) {
         self.first_ts_ns.get_or_insert(r.first_ts_ns);
-        self.last_ts_ns = Some(r.frame.ts_ns);
+        self.last_ts_ns = Some(r.ts_ns);
         self.messages += 1;
         self.apis.record(r);
         let m = &r.msg;

@@ -3,7 +3,7 @@
 use super::coordinators::{CoordinatorAnswer, Endpoint, REPEAT_ASKS, key_type_name};
 use super::elections::{Ballot, Candidacy, Epoch, Outcome, PartitionElections, Voter};
 use super::{Analysis, ApiStats, At, CoordinatorKey, error_label};
-use crate::pipeline::api_label;
+use crate::proto::api_label;
 use crate::view::escape::escape;
 use crate::view::summary::latency;
 use std::fmt::Write;

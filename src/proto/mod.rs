@@ -11,7 +11,7 @@
 pub mod apis;
 pub mod errors;
 
-pub use apis::{ApiInfo, FIND_COORDINATOR, VOTE, api_by_name, api_info, api_name};
+pub use apis::{ApiInfo, FIND_COORDINATOR, VOTE, api_by_name, api_info, api_label, api_name};
 pub use errors::error_name;
 
 /// Which way a message travels.

@@ -5,8 +5,7 @@
 //! stored bytes on demand, for the rows on screen and the selection only.
 
 use crate::codec::{self, Kind};
-use crate::kafka::KafkaFrame;
-use crate::pipeline::{Record, VersionSource};
+use crate::dissect::{Record, VersionSource};
 use crate::tcp::ConnId;
 use crate::view::filter;
 use std::collections::HashMap;
@@ -138,8 +137,8 @@ impl Batch {
     }
 
     /// Adds a record's compact facts and (capped) bytes.
-    pub fn push(&mut self, r: &Record<'_, '_>) {
-        let f = r.frame;
+    pub fn push(&mut self, r: &Record<'_>) {
+        let f = r;
         let m = &r.msg;
         self.first_ts_ns.get_or_insert(r.first_ts_ns);
         let keep = f.data.get(..MAX_STORED).unwrap_or(f.data);
@@ -166,9 +165,9 @@ impl Batch {
         };
         flags |= vs << VS_SHIFT;
         let row = Row {
-            frame: f.frame,
+            frame: f.packet,
             ts_ns: f.ts_ns,
-            request_frame: f.request_frame.unwrap_or(0),
+            request_frame: f.request_packet.unwrap_or(0),
             latency_ns: f.latency_ns.unwrap_or(i64::MIN),
             wire_size: f.wire_size,
             data_at: self.bytes.len() as u64,
@@ -321,48 +320,44 @@ impl Store {
             .unwrap_or(&[])
     }
 
-    /// The frame of row `i` as the pipeline delivered it (bytes possibly capped).
-    pub fn frame(&self, i: usize) -> Option<KafkaFrame<'_>> {
+    /// The framing warnings of row `i`, kept in a sparse side table.
+    fn warnings(&self, i: usize, r: &Row) -> Vec<String> {
+        if r.flags & FRAME_WARNINGS == 0 {
+            return Vec::new();
+        }
+        self.frame_warnings
+            .get(&(i as u32))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Decodes row `i` again from its stored bytes and hands the record to `f`.
+    pub fn with_record<T>(&self, i: usize, f: impl FnOnce(&Record<'_>) -> T) -> Option<T> {
         let r = self.rows.get(i)?;
         let (src, dst) = self.endpoints(r)?;
         let conn = self.conns.get(r.conn as usize)?.id;
-        Some(KafkaFrame {
-            conn,
-            frame: r.frame,
+        let data = self.data(i);
+        // The version source is the one the pipeline found: no second inference.
+        let msg = match r.kind() {
+            Kind::Request => codec::decode_request(data),
+            Kind::Response => codec::decode_response(data, r.api()),
+        };
+        let rec = Record {
+            packet: r.frame,
             ts_ns: r.ts_ns,
+            first_ts_ns: self.first_ts_ns(),
+            conn,
             src,
             dst,
-            kind: r.kind(),
-            data: self.data(i),
+            data,
             wire_size: r.wire_size,
             cut: r.flags & (CUT | CAPPED) != 0,
             api: r.api(),
-            request_frame: r.request_frame(),
+            request_packet: r.request_frame(),
             latency_ns: r.latency_ns(),
-            warnings: if r.flags & FRAME_WARNINGS != 0 {
-                self.frame_warnings
-                    .get(&(i as u32))
-                    .cloned()
-                    .unwrap_or_default()
-            } else {
-                Vec::new()
-            },
-        })
-    }
-
-    /// Decodes row `i` again and hands the record to `f`.
-    pub fn with_record<T>(&self, i: usize, f: impl FnOnce(&Record<'_, '_>) -> T) -> Option<T> {
-        let r = self.rows.get(i)?;
-        let frame = self.frame(i)?;
-        let msg = match r.kind() {
-            Kind::Request => codec::decode_request(frame.data),
-            Kind::Response => codec::decode_response(frame.data, r.api()),
-        };
-        let rec = Record {
-            frame: &frame,
+            warnings: self.warnings(i, r),
             msg,
             version_source: r.version_source(),
-            first_ts_ns: self.first_ts_ns(),
         };
         Some(f(&rec))
     }

@@ -5,7 +5,7 @@ use super::app::{App, Pane, TreeItem};
 use super::detail::Note;
 use super::tab::Tab;
 use crate::codec::Kind;
-use crate::pipeline::Record;
+use crate::dissect::Record;
 use crate::view::escape::escape;
 use crate::view::summary::{self, addr, api_version, latency};
 use ratatui::Frame;
@@ -161,15 +161,15 @@ pub(super) fn selected_style(focused: bool) -> Style {
 }
 
 /// The summary column: what the summary line says after the fixed facts.
-pub fn info(r: &Record<'_, '_>) -> String {
+pub fn info(r: &Record<'_>) -> String {
     let full = summary::line(r);
-    let f = r.frame;
+    let f = r;
     let m = &r.msg;
     let rel = (f.ts_ns - r.first_ts_ns) as f64 / 1e9;
     // The summary line starts with the facts the other columns show; drop them.
     let head = format!(
         "{:>5}  {rel:.6}  {} → {}  {} {:<8} corr={}",
-        f.frame,
+        f.packet,
         addr(&f.src),
         addr(&f.dst),
         api_version(m),
@@ -207,8 +207,8 @@ fn cells(app: &App, row: usize) -> Option<Cells> {
     let (src, dst) = app.store.endpoints(r)?;
     let rel = (r.ts_ns - app.store.first_ts_ns()) as f64 / 1e9;
     let api = match (r.api_key(), r.api_version()) {
-        (Some(k), Some(v)) => format!("{} v{v}", crate::pipeline::api_label(k)),
-        (Some(k), None) => crate::pipeline::api_label(k),
+        (Some(k), Some(v)) => format!("{} v{v}", crate::proto::api_label(k)),
+        (Some(k), None) => crate::proto::api_label(k),
         _ => "?".to_string(),
     };
     let style = if r.is_error() {

@@ -5,7 +5,7 @@
 //! case-insensitively against the summary line. `!term` negates a term.
 
 use crate::codec::{Kind, Role, Value};
-use crate::pipeline::{Record, VersionSource};
+use crate::dissect::{Record, VersionSource};
 use crate::proto::apis;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -84,15 +84,15 @@ impl Filter {
     }
 
     /// Whether a record matches; `summary` gives its summary line when free text needs it.
-    pub fn matches(&self, r: &Record<'_, '_>, summary: &mut dyn FnMut() -> String) -> bool {
+    pub fn matches(&self, r: &Record<'_>, summary: &mut dyn FnMut() -> String) -> bool {
         let mut line: Option<String> = None;
         self.terms.iter().all(|(neg, t)| {
             let hit = match t {
                 Term::Kind(k) => r.msg.kind == *k,
                 Term::Error => has_error(r),
-                Term::Warn => !r.frame.warnings.is_empty() || !r.msg.warnings.is_empty(),
+                Term::Warn => !r.warnings.is_empty() || !r.msg.warnings.is_empty(),
                 Term::Corr(c) => r.msg.correlation_id == Some(*c),
-                Term::Frame(f) => r.frame.frame == *f,
+                Term::Frame(f) => r.packet == *f,
                 Term::Version(v) => r.msg.api_version == Some(*v),
                 Term::Api(k) => r.msg.api_key == Some(*k),
                 Term::Source(s) => r.version_source == *s,
@@ -116,7 +116,7 @@ pub fn api_key(v: &str) -> Result<i16, String> {
 }
 
 /// Malformed, or any error code in the body that is not NONE.
-pub fn has_error(r: &Record<'_, '_>) -> bool {
+pub fn has_error(r: &Record<'_>) -> bool {
     r.msg.error.is_some()
         || r.msg.tree.nodes.iter().any(|n| {
             n.role == Role::Field

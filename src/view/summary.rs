@@ -2,7 +2,7 @@
 
 use super::escape::escape;
 use crate::codec::{Kind, Message, Tree, Value};
-use crate::pipeline::{Record, VersionSource};
+use crate::dissect::{Record, VersionSource};
 use crate::proto::errors::error_name;
 use crate::proto::{FIND_COORDINATOR, VOTE, apis};
 use std::fmt::Write;
@@ -88,18 +88,18 @@ pub fn api_version(msg: &Message<'_>) -> String {
 }
 
 /// The whole summary line.
-pub fn line(r: &Record<'_, '_>) -> String {
+pub fn line(r: &Record<'_>) -> String {
     let mut out = String::with_capacity(160);
     write_line(&mut out, r);
     out
 }
 
 /// Appends the summary line (without a newline) to `out`.
-pub fn write_line(out: &mut String, r: &Record<'_, '_>) {
-    let f = r.frame;
+pub fn write_line(out: &mut String, r: &Record<'_>) {
+    let f = r;
     let m = &r.msg;
     let rel = (f.ts_ns - r.first_ts_ns) as f64 / 1e9;
-    let _ = write!(out, "{:>5}  {rel:.6}  ", f.frame);
+    let _ = write!(out, "{:>5}  {rel:.6}  ", f.packet);
     push_addr(out, &f.src);
     out.push_str(" → ");
     push_addr(out, &f.dst);

@@ -216,13 +216,13 @@ fn int_note(n: &Node<'_>, v: i64) -> Option<&'static str> {
 }
 
 /// One message for `--format tree`: a heading line, the tree, then any error and warnings.
-pub fn record(r: &crate::pipeline::Record<'_, '_>) -> String {
+pub fn record(r: &crate::dissect::Record<'_>) -> String {
     use super::summary::{addr, api_version, latency};
-    let f = r.frame;
+    let f = r;
     let m = &r.msg;
     let mut out = format!(
         "Frame {}: {} → {}, {:.6} s, {} {} corr={}, {} bytes",
-        f.frame,
+        f.packet,
         addr(&f.src),
         addr(&f.dst),
         (f.ts_ns - r.first_ts_ns) as f64 / 1e9,
@@ -235,7 +235,7 @@ pub fn record(r: &crate::pipeline::Record<'_, '_>) -> String {
     if let Some(src) = r.version_source {
         let _ = write!(out, ", version from {}", src.as_str());
     }
-    if let (Some(req), Some(ns)) = (f.request_frame, f.latency_ns) {
+    if let (Some(req), Some(ns)) = (f.request_packet, f.latency_ns) {
         let _ = write!(out, ", request in frame {req}, {}", latency(ns / 1000));
     }
     out.push('\n');
