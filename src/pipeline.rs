@@ -153,21 +153,55 @@ fn deliver(
     }
 }
 
-/// Runs a whole source through the pipeline.
+/// What a caller of [`run_with`] does along the way. Only `message` is required.
+pub trait Hooks {
+    /// Every decoded message, in the order they complete; `Break` stops the run.
+    fn message(&mut self, r: &Record<'_>) -> ControlFlow<()>;
+
+    /// Before each read from the source; `Break` stops the run at once, without flushing
+    /// the connections (nothing more is delivered).
+    fn poll(&mut self, _source: &mut Source) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+
+    /// Each packet read, numbered from 1, before the stages see it.
+    fn packet(&mut self, _number: u64, _p: &Packet<'_>) {}
+}
+
+/// A bare function of each message is a [`Hooks`].
+struct Sink<'s>(&'s mut dyn FnMut(&Record<'_>) -> ControlFlow<()>);
+
+impl Hooks for Sink<'_> {
+    fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+        (self.0)(r)
+    }
+}
+
+/// Runs a whole source through the pipeline, handing each message to `sink`.
 pub fn run(
     source: &mut Source,
     cfg: Config,
     sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>,
 ) -> (RunStats, End) {
+    run_with(source, cfg, &mut Sink(sink))
+}
+
+/// The one read loop: the CLI's `read`, `live` and `stats` and the TUI's loader all run on it.
+pub fn run_with(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (RunStats, End) {
     let mut pipe = Pipeline::new(cfg);
     let mut end = End::Complete;
     let mut number = 0u64;
     while !pipe.stopped() {
+        if hooks.poll(source).is_break() {
+            pipe.stopped = true;
+            break;
+        }
         match source.next_packet() {
             None => break,
             Some(Ok(p)) => {
                 number += 1;
-                pipe.packet(number, &p, sink);
+                hooks.packet(number, &p);
+                pipe.packet(number, &p, &mut |r| hooks.message(r));
             }
             // A live capture's poll interval passed: look again (stop requests are checked there).
             Some(Err(CaptureError::Idle)) => {}
@@ -177,5 +211,6 @@ pub fn run(
             }
         }
     }
-    (pipe.finish(sink), end)
+    // Once stopped, the flush only counts: nothing more is delivered.
+    (pipe.finish(&mut |r| hooks.message(r)), end)
 }
