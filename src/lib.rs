@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 pub mod analysis;
+pub mod apis;
 pub mod capture;
 pub mod codec;
 pub mod dissect;

@@ -80,13 +80,7 @@ pub struct CoordinatorKey {
 
 /// The name of a key type.
 pub fn key_type_name(t: Option<i8>) -> String {
-    match t {
-        Some(0) => "group".into(),
-        Some(1) => "transaction".into(),
-        Some(2) => "share".into(),
-        Some(n) => format!("keytype {n}"),
-        None => "unknown".into(),
-    }
+    crate::view::labels::key_type_words(t)
 }
 
 type Key = (Option<i8>, String);

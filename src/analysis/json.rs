@@ -3,7 +3,7 @@
 use super::coordinators::{Endpoint, key_type_name};
 use super::elections::{Ballot, Candidacy, Epoch, PartitionElections, Voter};
 use super::{Analysis, ApiStats, At, CoordinatorKey, error_label};
-use crate::proto::api_label;
+use crate::view::labels::api_label;
 use serde_json::{Map, Value, json};
 
 /// Seconds since the epoch with µs precision, as the NDJSON `ts`.

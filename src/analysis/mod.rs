@@ -25,9 +25,9 @@ pub use elections::{
 pub use json::to_json;
 pub use text::render_text;
 
+use crate::apis::{self as api_table, Track};
 use crate::codec::{Kind, Tree};
 use crate::dissect::Record;
-use crate::proto::{FIND_COORDINATOR, VOTE};
 
 /// Where in the capture something happened: the packet that completed the message, and its time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -94,14 +94,14 @@ impl Analyzer {
             // Undecodable: a pending request it answers stays unanswered.
             return;
         };
-        match (m.api_key, m.kind) {
-            (Some(VOTE), Kind::Request) => self.elections.request(r, &m.tree, body),
-            (Some(VOTE), Kind::Response) => self.elections.response(r, &m.tree, body),
-            (Some(FIND_COORDINATOR), Kind::Request) => self.coordinators.request(r, &m.tree, body),
-            (Some(FIND_COORDINATOR), Kind::Response) => {
-                self.coordinators.response(r, &m.tree, body)
-            }
-            _ => {}
+        let Some(api) = m.api_key.and_then(api_table::get) else {
+            return;
+        };
+        match (api.track, m.kind) {
+            (Track::Elections, Kind::Request) => self.elections.request(r, &m.tree, body),
+            (Track::Elections, Kind::Response) => self.elections.response(r, &m.tree, body),
+            (Track::Coordinators, Kind::Request) => self.coordinators.request(r, &m.tree, body),
+            (Track::Coordinators, Kind::Response) => self.coordinators.response(r, &m.tree, body),
         }
     }
 
@@ -125,7 +125,7 @@ impl Analyzer {
 
 /// Kafka's name for an error code, or `error N`.
 pub fn error_label(code: i16) -> String {
-    crate::proto::errors::error_name(code).map_or_else(|| format!("error {code}"), str::to_string)
+    crate::view::labels::error(i64::from(code))
 }
 
 // ---- reading the value tree -------------------------------------------------

@@ -3,9 +3,9 @@
 use super::coordinators::{CoordinatorAnswer, Endpoint, REPEAT_ASKS, key_type_name};
 use super::elections::{Ballot, Candidacy, Epoch, Outcome, PartitionElections, Voter};
 use super::{Analysis, ApiStats, At, CoordinatorKey, error_label};
-use crate::proto::api_label;
 use crate::view::escape::escape;
-use crate::view::summary::latency;
+use crate::view::labels::api_label;
+use crate::view::labels::latency;
 use std::fmt::Write;
 
 /// Renders the analysis. With `terminal`, latency histograms are drawn too.

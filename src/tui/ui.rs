@@ -207,8 +207,8 @@ fn cells(app: &App, row: usize) -> Option<Cells> {
     let (src, dst) = app.store.endpoints(r)?;
     let rel = (r.ts_ns - app.store.first_ts_ns()) as f64 / 1e9;
     let api = match (r.api_key(), r.api_version()) {
-        (Some(k), Some(v)) => format!("{} v{v}", crate::proto::api_label(k)),
-        (Some(k), None) => crate::proto::api_label(k),
+        (Some(k), Some(v)) => format!("{} v{v}", crate::view::labels::api_label(k)),
+        (Some(k), None) => crate::view::labels::api_label(k),
         _ => "?".to_string(),
     };
     let style = if r.is_error() {

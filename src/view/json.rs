@@ -146,7 +146,7 @@ pub fn write_record(out: &mut Vec<u8>, r: &crate::dissect::Record<'_>) {
     match m.api_key {
         Some(k) => {
             let _ = write!(out, "{k},\"api_name\":");
-            string(out, &crate::proto::api_label(k));
+            string(out, &crate::view::labels::api_label(k));
         }
         None => out.extend_from_slice(b"null,\"api_name\":null"),
     }

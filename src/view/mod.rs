@@ -7,5 +7,7 @@
 pub mod escape;
 pub mod filter;
 pub mod json;
+pub mod labels;
+pub mod report;
 pub mod summary;
 pub mod tree;

@@ -3,8 +3,7 @@
 
 use super::escape::escape;
 use crate::codec::{Node, Prefix, Role, Tree, Value};
-use crate::proto::apis;
-use crate::proto::errors::error_name;
+use crate::proto::{api_name, error_name};
 use std::fmt::Write;
 
 /// Longest description shown in full; longer ones are cut, as the seed pages do.
@@ -207,7 +206,7 @@ fn hex(out: &mut String, b: &[u8]) {
 fn int_note(n: &Node<'_>, v: i64) -> Option<&'static str> {
     let code = i16::try_from(v).ok()?;
     if n.name == "request_api_key" {
-        return apis::api_name(code);
+        return api_name(code);
     }
     if n.name.ends_with("ErrorCode") && code != 0 {
         return error_name(code);
@@ -217,7 +216,7 @@ fn int_note(n: &Node<'_>, v: i64) -> Option<&'static str> {
 
 /// One message for `--format tree`: a heading line, the tree, then any error and warnings.
 pub fn record(r: &crate::dissect::Record<'_>) -> String {
-    use super::summary::{addr, api_version, latency};
+    use super::labels::{addr, api_version, latency};
     let f = r;
     let m = &r.msg;
     let mut out = format!(
