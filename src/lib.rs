@@ -13,6 +13,7 @@ pub mod kafka;
 pub mod net;
 pub mod pipeline;
 pub mod proto;
+pub mod select;
 pub mod synth;
 pub mod tcp;
 pub mod tui;

@@ -6,8 +6,8 @@ use kwire::capture::{CaptureError, LiveOptions, Source};
 use kwire::dissect::Record;
 use kwire::kafka::KafkaConfig;
 use kwire::pipeline::{self, Config, End, RunStats};
+use kwire::select::{Filter, Selection};
 use kwire::tcp::TcpConfig;
-use kwire::view::filter::{self, Filter};
 use kwire::view::{json, summary, tree};
 use std::io::{self, Write};
 use std::ops::ControlFlow;
@@ -393,8 +393,7 @@ fn interfaces() -> ExitCode {
 /// Prints messages as they complete; the end is reported on stderr.
 struct Printer {
     format: Format,
-    apis: Vec<i16>,
-    filter: Filter,
+    select: Selection,
     limit: Option<u64>,
     printed: u64,
     out: io::BufWriter<io::StdoutLock<'static>>,
@@ -407,16 +406,9 @@ struct Printer {
 
 impl Printer {
     fn new(args: &OutputArgs, line_flush: bool) -> Result<Printer, String> {
-        let apis = args
-            .api
-            .iter()
-            .map(|a| filter::api_key(a))
-            .collect::<Result<Vec<_>, _>>()?;
-        let filter = Filter::parse(args.filter.as_deref().unwrap_or(""))?;
         Ok(Printer {
             format: args.format,
-            apis,
-            filter,
+            select: Selection::new(&args.api, args.filter.as_deref())?,
             limit: args.count,
             printed: 0,
             out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
@@ -431,10 +423,7 @@ impl Printer {
         if self.broken || self.limit.is_some_and(|n| self.printed >= n) {
             return ControlFlow::Break(());
         }
-        if !self.apis.is_empty() && !r.msg.api_key.is_some_and(|k| self.apis.contains(&k)) {
-            return ControlFlow::Continue(());
-        }
-        if !self.filter.is_empty() && !self.filter.matches(r, &mut || summary::line(r)) {
+        if !self.select.matches(r) {
             return ControlFlow::Continue(());
         }
         self.buf.clear();

@@ -9,7 +9,7 @@ use super::ui::{self, Areas};
 use crate::analysis::Analysis;
 use crate::codec::Kind;
 use crate::pipeline::RunStats;
-use crate::view::filter::Filter;
+use crate::select::Filter;
 use crate::view::summary;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::Rect;

@@ -6,8 +6,8 @@
 
 use crate::codec::{self, Kind};
 use crate::dissect::{Record, VersionSource};
+use crate::select;
 use crate::tcp::ConnId;
-use crate::view::filter;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 
@@ -152,7 +152,7 @@ impl Batch {
         set(m.api_key.is_some(), HAS_KEY);
         set(m.api_version.is_some(), HAS_VERSION);
         set(m.correlation_id.is_some(), HAS_CORR);
-        set(filter::has_error(r), ERROR);
+        set(select::has_error(r), ERROR);
         set(!f.warnings.is_empty() || !m.warnings.is_empty(), WARN);
         set(f.cut, CUT);
         set(keep.len() < f.data.len(), CAPPED);

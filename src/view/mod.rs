@@ -5,7 +5,6 @@
 )]
 
 pub mod escape;
-pub mod filter;
 pub mod json;
 pub mod labels;
 pub mod report;

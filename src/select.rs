@@ -1,3 +1,6 @@
+//! Which messages to show, shared by the CLI and the TUI: the `--api` selection and the
+//! display filter.
+//!
 //! Display filters (`-Y`, and `/` in the TUI): whitespace-separated terms that
 //! must all match. A term is `request`/`response`, `error`, `warn`,
 //! `corr=N`, `frame=N`, `v=N`, `api=NAME|KEY` (or a bare API name),
@@ -7,6 +10,7 @@
 use crate::codec::{Kind, Role, Value};
 use crate::dissect::{Record, VersionSource};
 use crate::proto::apis;
+use crate::view::summary;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Term {
@@ -102,6 +106,35 @@ impl Filter {
             };
             hit != *neg
         })
+    }
+}
+
+/// The CLI's choice of messages: `--api` names, then the display filter.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Selection {
+    /// Keep only these API keys; empty keeps every API.
+    apis: Vec<i16>,
+    pub filter: Filter,
+}
+
+impl Selection {
+    /// From `--api` words (names or keys) and a `-Y` filter.
+    pub fn new(apis: &[String], filter: Option<&str>) -> Result<Selection, String> {
+        Ok(Selection {
+            apis: apis
+                .iter()
+                .map(|a| api_key(a))
+                .collect::<Result<Vec<_>, _>>()?,
+            filter: Filter::parse(filter.unwrap_or(""))?,
+        })
+    }
+
+    /// Whether a message is shown.
+    pub fn matches(&self, r: &Record<'_>) -> bool {
+        if !self.apis.is_empty() && !r.msg.api_key.is_some_and(|k| self.apis.contains(&k)) {
+            return false;
+        }
+        self.filter.is_empty() || self.filter.matches(r, &mut || summary::line(r))
     }
 }
 
