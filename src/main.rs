@@ -4,10 +4,8 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use kwire::capture::{CaptureError, LiveOptions, Source};
 use kwire::dissect::Record;
-use kwire::kafka::KafkaConfig;
-use kwire::pipeline::{self, Config, End, RunStats};
+use kwire::pipeline::{self, Config, End, Limits, RunStats, parse_size};
 use kwire::select::{Filter, Selection};
-use kwire::tcp::TcpConfig;
 use kwire::view::{json, summary, tree};
 use std::io::{self, Write};
 use std::ops::ControlFlow;
@@ -55,9 +53,6 @@ struct LiveArgs {
     /// Stop after this many seconds.
     #[arg(long, value_name = "SECS")]
     duration: Option<f64>,
-    /// Connections silent for this many seconds are forgotten.
-    #[arg(long, default_value_t = 300.0, value_name = "SECS")]
-    idle_timeout: f64,
     /// Kernel capture buffer.
     #[arg(long, default_value = "64M", value_parser = parse_size)]
     kernel_buffer: usize,
@@ -76,12 +71,11 @@ struct TuiArgs {
     /// Capture filter for -i (BPF, as for tcpdump).
     #[arg(short = 'f', long = "bpf", default_value = "tcp", value_name = "BPF")]
     bpf: String,
-    /// More ports always treated as Kafka (9092 and 9093 always are).
-    #[arg(long, value_delimiter = ',', value_name = "P")]
-    port: Vec<u16>,
     /// Display filter to start with (as `/` in the TUI).
     #[arg(short = 'Y', long = "filter", value_name = "FILTER")]
     filter: Option<String>,
+    #[command(flatten)]
+    common: Common,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -117,14 +111,11 @@ struct StatsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: StatsFormat,
-    /// More ports always treated as Kafka (9092 and 9093 always are).
-    #[arg(long, value_delimiter = ',', value_name = "P")]
-    port: Vec<u16>,
     /// Do not print the end-of-run statistics on stderr.
     #[arg(short, long)]
     quiet: bool,
     #[command(flatten)]
-    limits: Limits,
+    common: Common,
 }
 
 #[derive(Args)]
@@ -132,9 +123,6 @@ struct OutputArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "summary")]
     format: Format,
-    /// More ports always treated as Kafka (9092 and 9093 always are).
-    #[arg(long, value_delimiter = ',', value_name = "P")]
-    port: Vec<u16>,
     /// Keep only these APIs (names such as vote or find-coordinator, or keys).
     #[arg(long, value_delimiter = ',', value_name = "NAME|KEY")]
     api: Vec<String>,
@@ -148,79 +136,23 @@ struct OutputArgs {
     #[arg(short, long)]
     quiet: bool,
     #[command(flatten)]
+    common: Common,
+}
+
+/// Ports and limits, the same for every command that reads packets.
+#[derive(Args)]
+struct Common {
+    /// More ports always treated as Kafka (9092 and 9093 always are).
+    #[arg(long, value_delimiter = ',', value_name = "P")]
+    port: Vec<u16>,
+    #[command(flatten)]
     limits: Limits,
 }
 
-/// Memory and plausibility limits (see docs/limits.md).
-#[derive(Args)]
-struct Limits {
-    /// Connections tracked at once; the least recently used is evicted.
-    #[arg(long, default_value_t = 65536)]
-    max_connections: usize,
-    /// Bytes buffered per direction (out-of-order data, and one partial frame).
-    #[arg(long, default_value = "16M", value_parser = parse_size)]
-    max_buffer: usize,
-    /// Out-of-order bytes buffered over all connections.
-    #[arg(long, default_value = "1G", value_parser = parse_size)]
-    max_buffer_total: usize,
-    /// Bytes of partial Kafka frames held over all connections.
-    #[arg(long, default_value = "256M", value_parser = parse_size)]
-    max_frames_total: usize,
-    /// Out-of-order bytes waited for past a hole before skipping it.
-    #[arg(long, default_value = "8M", value_parser = parse_size)]
-    gap_window: usize,
-    /// Requests awaiting a response per connection.
-    #[arg(long, default_value_t = 4096)]
-    max_pending: usize,
-    /// Largest Kafka frame taken as plausible.
-    #[arg(long, default_value = "128M", value_parser = parse_size)]
-    max_frame: usize,
-    /// Only treat the given ports as Kafka; do not detect it elsewhere.
-    #[arg(long)]
-    no_detect: bool,
-}
-
-/// Bytes with an optional K, M or G suffix (binary multiples).
-fn parse_size(s: &str) -> Result<usize, String> {
-    let (num, mult) = match s.trim().to_ascii_uppercase() {
-        t if t.ends_with('K') => (t[..t.len() - 1].to_string(), 1usize << 10),
-        t if t.ends_with('M') => (t[..t.len() - 1].to_string(), 1 << 20),
-        t if t.ends_with('G') => (t[..t.len() - 1].to_string(), 1 << 30),
-        t => (t, 1),
-    };
-    num.parse::<usize>()
-        .ok()
-        .and_then(|n| n.checked_mul(mult))
-        .ok_or_else(|| format!("{s:?} is not a size (e.g. 65536, 64K, 16M, 1G)"))
-}
-
-impl OutputArgs {
-    fn config(&self) -> Config {
-        config(&self.port, &self.limits)
-    }
-}
-
-/// The pipeline's configuration from the port and limit options.
-fn config(port: &[u16], l: &Limits) -> Config {
-    let mut ports = KafkaConfig::default().ports;
-    ports.extend(port);
-    Config {
-        tcp: TcpConfig {
-            max_buffered_per_direction: l.max_buffer,
-            max_buffered_total: l.max_buffer_total,
-            max_connections: l.max_connections.max(1),
-            gap_window: l.gap_window,
-            ..TcpConfig::default()
-        },
-        kafka: KafkaConfig {
-            ports,
-            detect: !l.no_detect,
-            max_frame: u32::try_from(l.max_frame).unwrap_or(u32::MAX),
-            max_buffered_per_direction: l.max_buffer,
-            max_pending_per_connection: l.max_pending.max(1),
-            max_buffered_total: l.max_frames_total,
-            ..KafkaConfig::default()
-        },
+impl Common {
+    /// The pipeline's configuration; `live` sources forget idle connections (default 300 s).
+    fn config(&self, live: bool) -> Config {
+        self.limits.config(&self.port, live)
     }
 }
 
@@ -289,8 +221,7 @@ fn live(args: &LiveArgs) -> ExitCode {
     if let Some(secs) = args.duration {
         source.stop_after(Duration::from_secs_f64(secs.max(0.0)));
     }
-    let mut cfg = args.out.config();
-    cfg.tcp.idle_timeout_ns = Some((args.idle_timeout.max(0.0) * 1e9) as u64);
+    let cfg = args.out.common.config(true);
     eprintln!("kwire: capturing on {} (filter: {})", args.iface, args.bpf);
     let (stats, end) = pipeline::run(&mut source, cfg, &mut |r| printer.print(r));
     printer.finish();
@@ -334,13 +265,8 @@ fn tui(args: &TuiArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let mut config = Config::default();
-    config.kafka.ports.extend(&args.port);
-    if args.iface.is_some() {
-        config.tcp.idle_timeout_ns = Some(300_000_000_000);
-    }
     let opts = tui::Options {
-        config,
+        config: args.common.config(args.iface.is_some()),
         filter: args.filter.clone(),
     };
     match tui::run(input, opts) {
@@ -473,7 +399,9 @@ fn read(args: &ReadArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return open_failed(&args.file, e),
     };
-    let (stats, end) = pipeline::run(&mut source, args.out.config(), &mut |r| printer.print(r));
+    let (stats, end) = pipeline::run(&mut source, args.out.common.config(false), &mut |r| {
+        printer.print(r)
+    });
     printer.finish();
     if !args.out.quiet {
         report(&stats);
@@ -493,7 +421,7 @@ fn stats(args: &StatsArgs) -> ExitCode {
         Err(e) => return open_failed(&args.file, e),
     };
     let mut analyzer = kwire::analysis::Analyzer::new();
-    let (run, end) = pipeline::run(&mut source, config(&args.port, &args.limits), &mut |r| {
+    let (run, end) = pipeline::run(&mut source, args.common.config(false), &mut |r| {
         analyzer.record(r);
         ControlFlow::Continue(())
     });

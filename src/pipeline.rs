@@ -36,6 +36,83 @@ pub struct Config {
     pub kafka: KafkaConfig,
 }
 
+/// Memory and plausibility limits (see docs/limits.md).
+#[derive(Clone, Debug, clap::Args)]
+pub struct Limits {
+    /// Connections tracked at once; the least recently used is evicted.
+    #[arg(long, default_value_t = 65536)]
+    pub max_connections: usize,
+    /// Bytes buffered per direction (out-of-order data, and one partial frame).
+    #[arg(long, default_value = "16M", value_parser = parse_size)]
+    pub max_buffer: usize,
+    /// Out-of-order bytes buffered over all connections.
+    #[arg(long, default_value = "1G", value_parser = parse_size)]
+    pub max_buffer_total: usize,
+    /// Bytes of partial Kafka frames held over all connections.
+    #[arg(long, default_value = "256M", value_parser = parse_size)]
+    pub max_frames_total: usize,
+    /// Out-of-order bytes waited for past a hole before skipping it.
+    #[arg(long, default_value = "8M", value_parser = parse_size)]
+    pub gap_window: usize,
+    /// Requests awaiting a response per connection.
+    #[arg(long, default_value_t = 4096)]
+    pub max_pending: usize,
+    /// Largest Kafka frame taken as plausible.
+    #[arg(long, default_value = "128M", value_parser = parse_size)]
+    pub max_frame: usize,
+    /// Only treat the given ports as Kafka; do not detect it elsewhere.
+    #[arg(long)]
+    pub no_detect: bool,
+    /// Connections silent this long are forgotten; live capture only (default 300).
+    #[arg(long, value_name = "SECS")]
+    pub idle_timeout: Option<f64>,
+}
+
+/// Bytes with an optional K, M or G suffix (binary multiples).
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim().to_ascii_uppercase();
+    let (num, mult) = [('K', 1usize << 10), ('M', 1 << 20), ('G', 1 << 30)]
+        .into_iter()
+        .find_map(|(suffix, mult)| Some((t.strip_suffix(suffix)?, mult)))
+        .unwrap_or((t.as_str(), 1));
+    num.parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("{s:?} is not a size (e.g. 65536, 64K, 16M, 1G)"))
+}
+
+impl Limits {
+    /// The pipeline's configuration: these limits, plus `ports` always taken as Kafka. A live
+    /// capture forgets connections idle past `--idle-timeout`; a file keeps them to its end.
+    pub fn config(&self, port: &[u16], live: bool) -> Config {
+        config(port, self, live)
+    }
+}
+
+fn config(port: &[u16], l: &Limits, live: bool) -> Config {
+    let mut ports = KafkaConfig::default().ports;
+    ports.extend(port);
+    Config {
+        tcp: TcpConfig {
+            max_buffered_per_direction: l.max_buffer,
+            max_buffered_total: l.max_buffer_total,
+            max_connections: l.max_connections.max(1),
+            gap_window: l.gap_window,
+            idle_timeout_ns: live.then(|| (l.idle_timeout.unwrap_or(300.0).max(0.0) * 1e9) as u64),
+            ..TcpConfig::default()
+        },
+        kafka: KafkaConfig {
+            ports,
+            detect: !l.no_detect,
+            max_frame: u32::try_from(l.max_frame).unwrap_or(u32::MAX),
+            max_buffered_per_direction: l.max_buffer,
+            max_pending_per_connection: l.max_pending.max(1),
+            max_buffered_total: l.max_frames_total,
+            ..KafkaConfig::default()
+        },
+    }
+}
+
 /// How a run ended.
 #[derive(Debug)]
 pub enum End {
