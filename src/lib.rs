@@ -14,6 +14,7 @@ pub mod net;
 pub mod pipeline;
 pub mod proto;
 pub mod select;
+#[cfg(any(test, feature = "testkit"))]
 pub mod synth;
 pub mod tcp;
 pub mod tui;

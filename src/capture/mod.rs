@@ -5,6 +5,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
+#[cfg(any(test, feature = "testkit"))]
 pub mod writer;
 
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
