@@ -74,7 +74,7 @@ pub struct CoordinatorKey {
     pub changes: Vec<CoordinatorChange>,
     /// Error answers by code, in code order.
     pub errors: Vec<(i16, u64)>,
-    /// Clients with at least [`REPEAT_ASKS`] requests for this key.
+    /// Clients with at least `REPEAT_ASKS` requests for this key.
     pub repeat_askers: Vec<Asker>,
 }
 

@@ -1,7 +1,7 @@
 //! One file per Kafka API that needs more than the generic schema walk: the few words the
 //! summary line says about a body, and which capture-wide analysis follows the API.
 //!
-//! Adding an API means adding its file here and a line in [`APIS`]; the schema walk, the
+//! Adding an API means adding its file here and a line in `APIS`; the schema walk, the
 //! tree, hex and NDJSON views need nothing more.
 #![cfg_attr(
     not(test),
