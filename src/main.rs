@@ -3,10 +3,9 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use kwire::capture::{CaptureError, LiveOptions, Source};
-use kwire::dissect::Record;
 use kwire::pipeline::{self, Config, End, Limits, RunStats, parse_size};
 use kwire::select::{Filter, Selection};
-use kwire::view::{json, summary, tree};
+use kwire::view::printer::{Format, Printer};
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::process::ExitCode;
@@ -78,14 +77,11 @@ struct TuiArgs {
     common: Common,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    /// One line per message.
-    Summary,
-    /// The object tree with offsets and sizes.
-    Tree,
-    /// NDJSON, one object per message.
-    Json,
+impl OutputArgs {
+    fn printer(&self, line_flush: bool) -> Result<Printer, String> {
+        let select = Selection::new(&self.api, self.filter.as_deref())?;
+        Ok(Printer::new(self.format, select, self.count, line_flush))
+    }
 }
 
 #[derive(Args)]
@@ -197,7 +193,7 @@ fn open_failed(what: &str, e: CaptureError) -> ExitCode {
 }
 
 fn live(args: &LiveArgs) -> ExitCode {
-    let mut printer = match Printer::new(&args.out, true) {
+    let mut printer = match args.out.printer(true) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("kwire: {e}");
@@ -316,79 +312,8 @@ fn interfaces() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Prints messages as they complete; the end is reported on stderr.
-struct Printer {
-    format: Format,
-    select: Selection,
-    limit: Option<u64>,
-    printed: u64,
-    out: io::BufWriter<io::StdoutLock<'static>>,
-    /// Flush after every message, so a pipe sees each one at once.
-    line_flush: bool,
-    buf: Vec<u8>,
-    line: String,
-    broken: bool,
-}
-
-impl Printer {
-    fn new(args: &OutputArgs, line_flush: bool) -> Result<Printer, String> {
-        Ok(Printer {
-            format: args.format,
-            select: Selection::new(&args.api, args.filter.as_deref())?,
-            limit: args.count,
-            printed: 0,
-            out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
-            line_flush,
-            buf: Vec::with_capacity(4096),
-            line: String::with_capacity(256),
-            broken: false,
-        })
-    }
-
-    fn print(&mut self, r: &Record<'_>) -> ControlFlow<()> {
-        if self.broken || self.limit.is_some_and(|n| self.printed >= n) {
-            return ControlFlow::Break(());
-        }
-        if !self.select.matches(r) {
-            return ControlFlow::Continue(());
-        }
-        self.buf.clear();
-        match self.format {
-            Format::Summary => {
-                self.line.clear();
-                summary::write_line(&mut self.line, r);
-                self.line.push('\n');
-                self.buf.extend_from_slice(self.line.as_bytes());
-            }
-            Format::Tree => self.buf.extend_from_slice(tree::record(r).as_bytes()),
-            Format::Json => json::write_record(&mut self.buf, r),
-        }
-        let written = self.out.write_all(&self.buf).and_then(|()| {
-            if self.line_flush {
-                self.out.flush()
-            } else {
-                Ok(())
-            }
-        });
-        if written.is_err() {
-            // The reader went away (e.g. `| head`): stop quietly.
-            self.broken = true;
-            return ControlFlow::Break(());
-        }
-        self.printed += 1;
-        if self.limit.is_some_and(|n| self.printed >= n) {
-            return ControlFlow::Break(());
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn finish(&mut self) {
-        let _ = self.out.flush();
-    }
-}
-
 fn read(args: &ReadArgs) -> ExitCode {
-    let mut printer = match Printer::new(&args.out, false) {
+    let mut printer = match args.out.printer(false) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("kwire: {e}");

@@ -7,6 +7,7 @@
 pub mod escape;
 pub mod json;
 pub mod labels;
+pub mod printer;
 pub mod report;
 pub mod summary;
 pub mod tree;
