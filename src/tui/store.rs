@@ -1,4 +1,4 @@
-//! The message index: one fixed-size [`Row`] per message, the frames' bytes
+//! The message index: one fixed-size [`Row`] per message, the messages' bytes
 //! appended once to a shared arena, and endpoints interned per connection.
 //!
 //! Nothing derived (summary text, tree, hex) is kept: it is rebuilt from the
@@ -191,7 +191,8 @@ impl Batch {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Conn {
+/// A connection and its two endpoints, interned once (the tcp and kafka layers have their own `Conn`).
+struct Ends {
     id: ConnId,
     a: SocketAddr,
     b: SocketAddr,
@@ -202,7 +203,7 @@ struct Conn {
 pub struct Store {
     rows: Vec<Row>,
     arena: Vec<u8>,
-    conns: Vec<Conn>,
+    conns: Vec<Ends>,
     conn_ids: HashMap<ConnId, u32>,
     /// Requests awaiting their response: (connection, correlation id) → row.
     pending: HashMap<(u32, i32), u32>,
@@ -233,7 +234,7 @@ impl Store {
     pub fn memory(&self) -> usize {
         self.rows.capacity() * std::mem::size_of::<Row>()
             + self.arena.capacity()
-            + self.conns.capacity() * std::mem::size_of::<Conn>()
+            + self.conns.capacity() * std::mem::size_of::<Ends>()
     }
 
     /// Appends a batch: bytes into the arena, endpoints interned, responses paired.
@@ -294,7 +295,7 @@ impl Store {
             }
         }
         let c = self.conns.len() as u32;
-        self.conns.push(Conn { id, a: src, b: dst });
+        self.conns.push(Ends { id, a: src, b: dst });
         self.conn_ids.insert(id, c);
         (c, true)
     }
