@@ -5,7 +5,8 @@
 //! correlation id (a response header names neither API nor version).
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use crate::codec::apis;
+mod detect;
+
 use crate::codec::{Kind, peek_request_header};
 use crate::tcp::{CloseReason, ConnId, Dir, StreamEvent};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
@@ -258,7 +259,7 @@ impl Sessions {
                 syn_seen,
                 ..
             } => {
-                let role = self.port_role(a, b, syn_seen);
+                let role = detect::port_role(&self.cfg, a, b, syn_seen);
                 let mut halves: [Half; 2] = Default::default();
                 // Without the SYN the first byte may fall inside a request, and a size
                 // read there can swallow the frames after it. Requests carry a header to
@@ -314,20 +315,6 @@ impl Sessions {
         }
     }
 
-    /// The role a connection's ports give it, before any byte is seen.
-    fn port_role(&self, a: SocketAddr, b: SocketAddr, syn_seen: bool) -> Role {
-        let kafka = |s: SocketAddr| self.cfg.ports.contains(&s.port());
-        match (kafka(a), kafka(b)) {
-            (false, true) => Role::Client(Dir::AtoB),
-            (true, false) => Role::Client(Dir::BtoA),
-            // Both on Kafka ports: the SYN sender is the client.
-            (true, true) if syn_seen => Role::Client(Dir::AtoB),
-            (true, true) => Role::Undecided,
-            (false, false) if self.cfg.detect => Role::Undecided,
-            (false, false) => Role::NotKafka,
-        }
-    }
-
     fn data(
         &mut self,
         id: ConnId,
@@ -340,7 +327,7 @@ impl Sessions {
         let Some(conn) = self.conns.get_mut(&id) else {
             return;
         };
-        if std::mem::take(&mut conn.fresh) && is_tls(data) {
+        if std::mem::take(&mut conn.fresh) && detect::is_tls(data) {
             // Kafka over TLS: nothing to dissect, but say so instead of reporting lost framing.
             if matches!(conn.role, Role::Client(_)) {
                 self.stats.connections = self.stats.connections.saturating_sub(1);
@@ -356,8 +343,8 @@ impl Sessions {
                     h.buf.extend_from_slice(data);
                     h.arrivals.push((data.len(), frame, ts_ns));
                 }
-                decide(conn, &self.cfg, false);
-                settle(conn, &self.cfg, &mut self.stats, out);
+                detect::decide(conn, &self.cfg, false);
+                detect::settle(conn, &self.cfg, &mut self.stats, out);
                 return;
             }
             Role::Client(_) => {}
@@ -436,8 +423,8 @@ impl Sessions {
             return;
         };
         if conn.role == Role::Undecided {
-            decide(&mut conn, &self.cfg, true);
-            settle(&mut conn, &self.cfg, &mut self.stats, out);
+            detect::decide(&mut conn, &self.cfg, true);
+            detect::settle(&mut conn, &self.cfg, &mut self.stats, out);
         }
         if let Role::Client(cd) = conn.role {
             for d in [cd, cd.reverse()] {
@@ -459,58 +446,6 @@ impl Sessions {
     }
 }
 
-/// After detection: counts the outcome and frames what was buffered meanwhile.
-fn settle(
-    conn: &mut Conn,
-    cfg: &KafkaConfig,
-    stats: &mut KafkaStats,
-    out: &mut dyn FnMut(&KafkaFrame<'_>),
-) {
-    match conn.role {
-        Role::Undecided => {}
-        Role::NotKafka => {
-            // A connection that carried no byte is neither Kafka nor anything else.
-            if conn.halves.iter().any(|h| !h.buf.is_empty()) {
-                stats.not_kafka += 1;
-            }
-            conn.halves = Default::default();
-        }
-        Role::Client(client) => {
-            stats.connections += 1;
-            if !conn.syn_seen {
-                if let Some(h) = conn.halves.get_mut(idx(client)) {
-                    h.hunting = true;
-                    h.unseen_start = true;
-                }
-            }
-            // Replay what arrived while undecided, packet by packet, so every
-            // message keeps the frame and time that completed it.
-            let mut replay = Vec::new();
-            for d in [client, client.reverse()] {
-                if let Some(h) = conn.halves.get_mut(idx(d)) {
-                    let buf = std::mem::take(&mut h.buf);
-                    let mut at = 0;
-                    for (len, frame, ts) in std::mem::take(&mut h.arrivals) {
-                        let bytes = buf.get(at..at + len).unwrap_or_default().to_vec();
-                        at += len;
-                        replay.push((frame, ts, d, bytes));
-                    }
-                }
-            }
-            // Stable: within one packet number, requests (pushed first) lead.
-            replay.sort_by_key(|r| r.0);
-            for (frame, ts, d, bytes) in replay {
-                feed(conn, d, &bytes, frame, ts, cfg, stats, out);
-            }
-        }
-    }
-}
-
-/// A TLS handshake record: content type 22, protocol major version 3.
-fn is_tls(b: &[u8]) -> bool {
-    matches!(b, [0x16, 0x03, minor, ..] if *minor <= 4)
-}
-
 fn record_unanswered(stats: &mut KafkaStats, p: &Pending) {
     *stats.unanswered.entry(p.api).or_default() += 1;
     if stats.unanswered_frames.len() < UNANSWERED_LISTED {
@@ -520,117 +455,6 @@ fn record_unanswered(stats: &mut KafkaStats, p: &Pending) {
 
 fn frame_size(buf: &[u8]) -> Option<i32> {
     Some(i32::from_be_bytes(buf.get(..4)?.try_into().ok()?))
-}
-
-/// Versions past a table's newest still taken as Kafka when the handshake or
-/// an echoed correlation id already says which side is the client.
-const VERSION_SLACK: i16 = 8;
-/// Requests looked at when matching the other side's first correlation id.
-const ECHO_CANDIDATES: usize = 64;
-
-/// Whether `b` starts like a request: `None` while too few bytes are there to tell.
-/// `slack` admits versions that many past the newest kwire knows.
-fn request_start(b: &[u8], max_frame: u32, slack: i16) -> Option<bool> {
-    let size = frame_size(b)?;
-    // Header v1 is at least key, version, correlation id and a client id length.
-    if size < 10 || size as u32 > max_frame {
-        return Some(false);
-    }
-    let Some(h) = peek_request_header(b) else {
-        // Too short for the whole fixed header: an unknown API key already rules it out.
-        let key = i16::from_be_bytes(b.get(4..6)?.try_into().ok()?);
-        return apis::api_info(key).is_none().then_some(false);
-    };
-    let Some(info) = apis::api_info(h.api_key) else {
-        return Some(false);
-    };
-    let newest = info.max_version.saturating_add(slack);
-    if !(0..=newest).contains(&h.api_version) || h.correlation_id < 0 {
-        return Some(false);
-    }
-    let len = i16::from_be_bytes(b.get(12..14)?.try_into().ok()?);
-    if len == -1 {
-        return Some(true);
-    }
-    if len < 0 || i32::from(len) > size - 10 {
-        return Some(false);
-    }
-    let id = b.get(14..14 + len as usize)?;
-    Some(id.iter().all(|c| (0x20..0x7f).contains(c)))
-}
-
-/// Correlation ids of the frames at the start of `b`, read at `at` (8 in a
-/// request, after key and version; 4 in a response).
-fn frame_corrs(b: &[u8], at: usize, max_frame: u32) -> Vec<i32> {
-    let mut out = Vec::new();
-    let mut rest = b;
-    while out.len() < ECHO_CANDIDATES {
-        let Some(size) = frame_size(rest).filter(|&s| s >= 4 && s as u32 <= max_frame) else {
-            break;
-        };
-        let Some(corr) = rest.get(at..at + 4).and_then(|c| c.try_into().ok()) else {
-            break;
-        };
-        out.push(i32::from_be_bytes(corr));
-        let Some(next) = rest.get(size as usize + 4..) else {
-            break;
-        };
-        rest = next;
-    }
-    out
-}
-
-/// Settles which side is the client from the first bytes of each direction.
-///
-/// With a handshake, only the SYN sender can be the client. Without one, a
-/// direction is the client when a frame from the other side answers one of its
-/// requests: a response alone can look like a request (correlation id 17 reads
-/// as Produce v17), so one-sided evidence is not enough while the other side
-/// talks. The first answers may be to requests sent before the capture began.
-fn decide(conn: &mut Conn, cfg: &KafkaConfig, closing: bool) {
-    let [ab, ba] = &conn.halves;
-    let max = cfg.max_frame;
-    if conn.syn_seen {
-        conn.role = match request_start(&ab.buf, max, VERSION_SLACK) {
-            Some(true) => Role::Client(Dir::AtoB),
-            Some(false) => Role::NotKafka,
-            None if closing || ab.buf.len() > cfg.detect_window => Role::NotKafka,
-            None => Role::Undecided,
-        };
-        return;
-    }
-    let mut waiting = false;
-    for (dir, me, other) in [(Dir::AtoB, ab, ba), (Dir::BtoA, ba, ab)] {
-        match request_start(&me.buf, max, VERSION_SLACK) {
-            Some(true) => {}
-            Some(false) => continue,
-            None => {
-                waiting = true;
-                continue;
-            }
-        }
-        let asked = frame_corrs(&me.buf, 8, max);
-        if frame_corrs(&other.buf, 4, max)
-            .iter()
-            .any(|c| asked.contains(c))
-        {
-            conn.role = Role::Client(dir);
-            return;
-        }
-        // The other side has said nothing: one-sided, strict evidence only.
-        if other.buf.is_empty()
-            && (closing || me.buf.len() > cfg.detect_window)
-            && request_start(&me.buf, max, 0) == Some(true)
-        {
-            conn.role = Role::Client(dir);
-            return;
-        }
-        waiting = true;
-    }
-    let seen = ab.buf.len() + ba.buf.len();
-    if closing || !waiting || seen > 2 * cfg.detect_window {
-        conn.role = Role::NotKafka;
-    }
 }
 
 /// Where a frame was seen: its connection and direction, and the packet that completed it.
@@ -881,7 +705,9 @@ fn hunt(b: &[u8], kind: Kind, pending: &VecDeque<Pending>, max_frame: u32) -> Op
         let s = b.get(at..).unwrap_or_default();
         match kind {
             // Newer clients send versions past the table; detection admits them, so must this.
-            Kind::Request => request_start(s, max_frame, VERSION_SLACK) == Some(true),
+            Kind::Request => {
+                detect::request_start(s, max_frame, detect::VERSION_SLACK) == Some(true)
+            }
             Kind::Response => {
                 let Some(size) = frame_size(s) else {
                     return false;
