@@ -6,9 +6,11 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 mod detect;
+mod pairing;
 
-use crate::codec::{Kind, peek_request_header};
+use crate::codec::Kind;
 use crate::tcp::{CloseReason, ConnId, Dir, StreamEvent};
+use pairing::Pending;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::net::SocketAddr;
 
@@ -105,7 +107,6 @@ pub struct KafkaStats {
     pub unanswered_frames: Vec<u64>,
 }
 
-const UNANSWERED_LISTED: usize = 20;
 /// Bytes a response needs before its correlation id can be checked.
 const RESPONSE_PEEK: usize = 8;
 
@@ -115,14 +116,6 @@ enum Role {
     /// The side that sends requests.
     Client(Dir),
     NotKafka,
-}
-
-#[derive(Debug)]
-struct Pending {
-    correlation_id: i32,
-    api: (i16, i16),
-    frame: u64,
-    ts_ns: i64,
 }
 
 /// One direction's framing state.
@@ -432,7 +425,7 @@ impl Sessions {
             }
         }
         for p in conn.pending {
-            record_unanswered(&mut self.stats, &p);
+            pairing::record_unanswered(&mut self.stats, &p);
         }
     }
 
@@ -443,13 +436,6 @@ impl Sessions {
         for id in ids {
             self.close(id, CloseReason::EndOfCapture, frame, ts_ns, out);
         }
-    }
-}
-
-fn record_unanswered(stats: &mut KafkaStats, p: &Pending) {
-    *stats.unanswered.entry(p.api).or_default() += 1;
-    if stats.unanswered_frames.len() < UNANSWERED_LISTED {
-        stats.unanswered_frames.push(p.frame);
     }
 }
 
@@ -536,7 +522,7 @@ fn feed(
                 cfg.max_buffered_per_direction
             ));
         }
-        emit(
+        pairing::emit(
             &origin,
             &head,
             total,
@@ -623,7 +609,7 @@ fn feed(
                     "message of {total} bytes is larger than the {} bytes kept per direction; only its head was decoded",
                     cfg.max_buffered_per_direction
                 ));
-                emit(
+                pairing::emit(
                     &origin,
                     &head,
                     total as u64,
@@ -643,7 +629,7 @@ fn feed(
             break;
         };
         let notes = std::mem::take(&mut h.notes);
-        emit(
+        pairing::emit(
             &origin,
             whole,
             total as u64,
@@ -729,82 +715,6 @@ fn hunt(b: &[u8], kind: Kind, pending: &VecDeque<Pending>, max_frame: u32) -> Op
     })
 }
 
-/// Pairs and emits one frame.
-#[allow(clippy::too_many_arguments)]
-fn emit(
-    o: &Origin,
-    data: &[u8],
-    wire_size: u64,
-    cut: bool,
-    warnings: Vec<String>,
-    pending: &mut VecDeque<Pending>,
-    max_pending: usize,
-    stats: &mut KafkaStats,
-    out: &mut dyn FnMut(&KafkaFrame<'_>),
-) {
-    let Origin {
-        conn,
-        kind,
-        src,
-        dst,
-        frame,
-        ts_ns,
-    } = *o;
-    let mut f = KafkaFrame {
-        conn,
-        frame,
-        ts_ns,
-        src,
-        dst,
-        kind,
-        data,
-        wire_size,
-        cut,
-        api: None,
-        request_frame: None,
-        latency_ns: None,
-        warnings,
-    };
-    match kind {
-        Kind::Request => {
-            stats.requests += 1;
-            if let Some(h) = peek_request_header(data) {
-                f.api = Some((h.api_key, h.api_version));
-                pending.push_back(Pending {
-                    correlation_id: h.correlation_id,
-                    api: (h.api_key, h.api_version),
-                    frame,
-                    ts_ns,
-                });
-                if pending.len() > max_pending {
-                    if let Some(old) = pending.pop_front() {
-                        stats.pending_evicted += 1;
-                        record_unanswered(stats, &old);
-                    }
-                }
-            }
-        }
-        Kind::Response => {
-            stats.responses += 1;
-            let corr = data
-                .get(4..8)
-                .and_then(|c| c.try_into().ok())
-                .map(i32::from_be_bytes);
-            let found = corr.and_then(|c| pending.iter().position(|p| p.correlation_id == c));
-            match found.and_then(|i| pending.remove(i)) {
-                Some(p) => {
-                    stats.paired += 1;
-                    f.api = Some(p.api);
-                    f.request_frame = Some(p.frame);
-                    f.latency_ns = Some(ts_ns - p.ts_ns);
-                }
-                None => stats.unpaired_responses += 1,
-            }
-        }
-    }
-    out(&f);
-}
-
 /// At close, a frame still partial is reported as cut.
 fn flush_cut(
     conn: &mut Conn,
@@ -853,7 +763,7 @@ fn flush_cut(
     ));
     stats.cut_frames += 1;
     // The connection is over, so its pending list no longer needs a cap.
-    emit(
+    pairing::emit(
         &origin,
         &buf,
         wire,
