@@ -7,11 +7,12 @@
 
 mod detect;
 mod pairing;
+mod resync;
 
 use crate::codec::Kind;
 use crate::tcp::{CloseReason, ConnId, Dir, StreamEvent};
 use pairing::Pending;
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::SocketAddr;
 
 /// Limits and choices for framing and pairing.
@@ -106,9 +107,6 @@ pub struct KafkaStats {
     /// The first few unanswered requests' packet numbers.
     pub unanswered_frames: Vec<u64>,
 }
-
-/// Bytes a response needs before its correlation id can be checked.
-const RESPONSE_PEEK: usize = 8;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Role {
@@ -546,7 +544,7 @@ fn feed(
     loop {
         let rest = view.get(pos..).unwrap_or_default();
         if h.hunting {
-            match hunt(rest, kind, pending, cfg.max_frame) {
+            match resync::hunt(rest, kind, pending, cfg.max_frame) {
                 Some(at) => {
                     stats.skipped_bytes += at as u64;
                     // Earlier packets may have been passed over too, not just `at` bytes of this one.
@@ -567,7 +565,7 @@ fn feed(
                 }
                 None => {
                     // Keep a tail that may hold the start of the next frame.
-                    let keep = rest.len().min(hunt_keep(kind));
+                    let keep = rest.len().min(resync::hunt_keep(kind));
                     let drop = rest.len() - keep;
                     stats.skipped_bytes += drop as u64;
                     h.hunt_skipped += drop as u64;
@@ -668,51 +666,6 @@ fn feed(
             }
         }
     }
-}
-
-/// Bytes kept while hunting, enough to test a header that straddles packets.
-fn hunt_keep(kind: Kind) -> usize {
-    match kind {
-        Kind::Request => 14 + 255,
-        Kind::Response => RESPONSE_PEEK - 1,
-    }
-}
-
-/// The first offset where a plausible frame starts.
-fn hunt(b: &[u8], kind: Kind, pending: &VecDeque<Pending>, max_frame: u32) -> Option<usize> {
-    let last = b.len().checked_sub(match kind {
-        Kind::Request => 14,
-        Kind::Response => RESPONSE_PEEK,
-    })?;
-    // The correlation ids asked, as a set made at the first plausible size: scanning
-    // the pending list at each offset cost up to max_pending steps per byte.
-    let mut asked: Option<HashSet<i32>> = None;
-    (0..=last).find(|&at| {
-        let s = b.get(at..).unwrap_or_default();
-        match kind {
-            // Newer clients send versions past the table; detection admits them, so must this.
-            Kind::Request => {
-                detect::request_start(s, max_frame, detect::VERSION_SLACK) == Some(true)
-            }
-            Kind::Response => {
-                let Some(size) = frame_size(s) else {
-                    return false;
-                };
-                let Some(corr) = s
-                    .get(4..8)
-                    .and_then(|c| c.try_into().ok())
-                    .map(i32::from_be_bytes)
-                else {
-                    return false;
-                };
-                size >= 4
-                    && (size as u32) <= max_frame
-                    && asked
-                        .get_or_insert_with(|| pending.iter().map(|p| p.correlation_id).collect())
-                        .contains(&corr)
-            }
-        }
-    })
 }
 
 /// At close, a frame still partial is reported as cut.
