@@ -5,6 +5,7 @@
 //! correlation id (a response header names neither API nor version).
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod budget;
 mod detect;
 mod pairing;
 mod resync;
@@ -203,36 +204,6 @@ impl Sessions {
             self.shed(id);
         }
         self.stats.peak_buffered = self.stats.peak_buffered.max(self.buffered);
-    }
-
-    /// Partial-frame bytes one connection holds.
-    fn held(&self, id: ConnId) -> usize {
-        self.conns
-            .get(&id)
-            .map_or(0, |c| c.halves.iter().map(|h| h.buf.len()).sum())
-    }
-
-    /// Over the overall cap: the connection that grew gives up what it holds.
-    fn shed(&mut self, id: ConnId) {
-        let Some(conn) = self.conns.get_mut(&id) else {
-            return;
-        };
-        for h in conn.halves.iter_mut().filter(|h| !h.buf.is_empty()) {
-            let n = h.buf.len();
-            self.stats.shed_bytes += n as u64;
-            self.buffered = self.buffered.saturating_sub(n);
-            h.buf = Vec::new();
-            h.arrivals.clear();
-            h.skip = 0;
-            h.hunting = true;
-            h.notes.push(format!(
-                "{n} bytes were dropped before this message: the overall buffer limit was reached"
-            ));
-        }
-        if conn.role == Role::Undecided {
-            conn.role = Role::NotKafka;
-            self.stats.not_kafka += 1;
-        }
     }
 
     fn dispatch(
