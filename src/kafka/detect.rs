@@ -1,13 +1,46 @@
 //! Which side of a connection is the client: from its ports, its handshake, or
 //! a correlation id the other side echoes. Bytes seen before that is known are
-//! held, then replayed through the framer packet by packet.
+//! held, then replayed through the framers packet by packet.
 
 use crate::codec::apis;
 use crate::codec::peek_request_header;
 
-use super::{Conn, KafkaConfig, KafkaFrame, KafkaStats, Role, feed, frame_size, idx};
+use super::framer::{Framer, frame_size};
+use super::{Conn, KafkaConfig, KafkaFrame, KafkaStats, Stage};
 use crate::tcp::Dir;
 use std::net::SocketAddr;
+
+/// Versions past a table's newest still taken as Kafka when the handshake or
+/// an echoed correlation id already says which side is the client.
+pub(super) const VERSION_SLACK: i16 = 8;
+/// Requests looked at when matching the other side's first correlation id.
+const ECHO_CANDIDATES: usize = 64;
+
+/// What detection concluded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Role {
+    Undecided,
+    /// The side that sends requests.
+    Client(Dir),
+    NotKafka,
+}
+
+/// One direction's bytes while the client is not yet known.
+#[derive(Debug, Default)]
+pub(super) struct Held {
+    pub(super) buf: Vec<u8>,
+    /// (bytes, packet number, time) of each chunk in `buf`.
+    arrivals: Vec<(usize, u64, i64)>,
+    /// Warnings for the first frame completed in this direction.
+    pub(super) notes: Vec<String>,
+}
+
+impl Held {
+    pub(super) fn push(&mut self, data: &[u8], frame: u64, ts_ns: i64) {
+        self.buf.extend_from_slice(data);
+        self.arrivals.push((data.len(), frame, ts_ns));
+    }
+}
 
 /// The role a connection's ports give it, before any byte is seen.
 pub(super) fn port_role(cfg: &KafkaConfig, a: SocketAddr, b: SocketAddr, syn_seen: bool) -> Role {
@@ -28,11 +61,21 @@ pub(super) fn is_tls(b: &[u8]) -> bool {
     matches!(b, [0x16, 0x03, minor, ..] if *minor <= 4)
 }
 
-/// Versions past a table's newest still taken as Kafka when the handshake or
-/// an echoed correlation id already says which side is the client.
-pub(super) const VERSION_SLACK: i16 = 8;
-/// Requests looked at when matching the other side's first correlation id.
-const ECHO_CANDIDATES: usize = 64;
+/// Tries to settle an undecided connection from what it holds, and frames
+/// the held bytes once it is settled.
+pub(super) fn detect(
+    conn: &mut Conn,
+    cfg: &KafkaConfig,
+    closing: bool,
+    stats: &mut KafkaStats,
+    out: &mut dyn FnMut(&KafkaFrame<'_>),
+) {
+    let Stage::Undecided(held) = &conn.stage else {
+        return;
+    };
+    let role = decide(held, conn.syn_seen, cfg, closing);
+    settle(conn, role, cfg, stats, out);
+}
 
 /// Whether `b` starts like a request: `None` while too few bytes are there to tell.
 /// `slack` admits versions that many past the newest kwire knows.
@@ -93,17 +136,16 @@ fn frame_corrs(b: &[u8], at: usize, max_frame: u32) -> Vec<i32> {
 /// requests: a response alone can look like a request (correlation id 17 reads
 /// as Produce v17), so one-sided evidence is not enough while the other side
 /// talks. The first answers may be to requests sent before the capture began.
-pub(super) fn decide(conn: &mut Conn, cfg: &KafkaConfig, closing: bool) {
-    let [ab, ba] = &conn.halves;
+fn decide(held: &[Held; 2], syn_seen: bool, cfg: &KafkaConfig, closing: bool) -> Role {
+    let [ab, ba] = held;
     let max = cfg.max_frame;
-    if conn.syn_seen {
-        conn.role = match request_start(&ab.buf, max, VERSION_SLACK) {
+    if syn_seen {
+        return match request_start(&ab.buf, max, VERSION_SLACK) {
             Some(true) => Role::Client(Dir::AtoB),
             Some(false) => Role::NotKafka,
             None if closing || ab.buf.len() > cfg.detect_window => Role::NotKafka,
             None => Role::Undecided,
         };
-        return;
     }
     let mut waiting = false;
     for (dir, me, other) in [(Dir::AtoB, ab, ba), (Dir::BtoA, ba, ab)] {
@@ -120,68 +162,72 @@ pub(super) fn decide(conn: &mut Conn, cfg: &KafkaConfig, closing: bool) {
             .iter()
             .any(|c| asked.contains(c))
         {
-            conn.role = Role::Client(dir);
-            return;
+            return Role::Client(dir);
         }
         // The other side has said nothing: one-sided, strict evidence only.
         if other.buf.is_empty()
             && (closing || me.buf.len() > cfg.detect_window)
             && request_start(&me.buf, max, 0) == Some(true)
         {
-            conn.role = Role::Client(dir);
-            return;
+            return Role::Client(dir);
         }
         waiting = true;
     }
     let seen = ab.buf.len() + ba.buf.len();
     if closing || !waiting || seen > 2 * cfg.detect_window {
-        conn.role = Role::NotKafka;
+        Role::NotKafka
+    } else {
+        Role::Undecided
     }
 }
 
-/// After detection: counts the outcome and frames what was buffered meanwhile.
-pub(super) fn settle(
+/// After detection: counts the outcome and frames what was held meanwhile.
+fn settle(
     conn: &mut Conn,
+    role: Role,
     cfg: &KafkaConfig,
     stats: &mut KafkaStats,
     out: &mut dyn FnMut(&KafkaFrame<'_>),
 ) {
-    match conn.role {
-        Role::Undecided => {}
+    let client = match role {
+        Role::Undecided => return,
         Role::NotKafka => {
             // A connection that carried no byte is neither Kafka nor anything else.
-            if conn.halves.iter().any(|h| !h.buf.is_empty()) {
-                stats.not_kafka += 1;
+            if let Stage::Undecided(held) = &conn.stage {
+                if held.iter().any(|h| !h.buf.is_empty()) {
+                    stats.not_kafka += 1;
+                }
             }
-            conn.halves = Default::default();
+            conn.stage = Stage::NotKafka;
+            return;
         }
-        Role::Client(client) => {
-            stats.connections += 1;
-            if !conn.syn_seen {
-                if let Some(h) = conn.halves.get_mut(idx(client)) {
-                    h.hunting = true;
-                    h.unseen_start = true;
-                }
-            }
-            // Replay what arrived while undecided, packet by packet, so every
-            // message keeps the frame and time that completed it.
-            let mut replay = Vec::new();
-            for d in [client, client.reverse()] {
-                if let Some(h) = conn.halves.get_mut(idx(d)) {
-                    let buf = std::mem::take(&mut h.buf);
-                    let mut at = 0;
-                    for (len, frame, ts) in std::mem::take(&mut h.arrivals) {
-                        let bytes = buf.get(at..at + len).unwrap_or_default().to_vec();
-                        at += len;
-                        replay.push((frame, ts, d, bytes));
-                    }
-                }
-            }
-            // Stable: within one packet number, requests (pushed first) lead.
-            replay.sort_by_key(|r| r.0);
-            for (frame, ts, d, bytes) in replay {
-                feed(conn, d, &bytes, frame, ts, cfg, stats, out);
-            }
+        Role::Client(client) => client,
+    };
+    let Stage::Undecided(held) = std::mem::replace(&mut conn.stage, Stage::NotKafka) else {
+        return;
+    };
+    stats.connections += 1;
+    let mut framers = Framer::pair(conn.id, conn.a, conn.b, client, conn.syn_seen, cfg);
+    // Replay what arrived while undecided, packet by packet, so every
+    // message keeps the frame and time that completed it.
+    let mut replay = Vec::new();
+    let [ab, ba] = held;
+    for (d, h) in [(Dir::AtoB, ab), (Dir::BtoA, ba)] {
+        super::pick(&mut framers, d).notes = h.notes;
+        let mut at = 0;
+        for (len, frame, ts) in h.arrivals {
+            let bytes = h.buf.get(at..at + len).unwrap_or_default().to_vec();
+            at += len;
+            replay.push((frame, ts, d, bytes));
         }
     }
+    // Stable: within one packet number, requests (pushed first) lead.
+    replay.sort_by_key(|r| (r.0, r.2 != client));
+    for (frame, ts, d, bytes) in replay {
+        super::pick(&mut framers, d).feed(&bytes, frame, ts, &mut conn.pairing, stats, out);
+    }
+    conn.stage = Stage::Kafka {
+        client,
+        framers: Box::new(framers),
+    };
 }

@@ -3,17 +3,29 @@
 //! Turns each connection's ordered byte streams into Kafka frames, tells the
 //! client from the server, and pairs every response with its request by
 //! correlation id (a response header names neither API nor version).
+//!
+//! - `detect`: which side is the client, TLS, replay of bytes held meanwhile.
+//! - `framer`: one per direction, cutting the stream at size prefixes.
+//! - `resync`: hunting for a frame boundary after lost bytes.
+//! - `pairing`: pending requests, pairing, unanswered requests.
+//! - `budget`: the cap on partial-frame bytes over all connections.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 mod budget;
 mod detect;
+mod framer;
 mod pairing;
 mod resync;
+#[cfg(test)]
+mod tests;
 
 use crate::codec::Kind;
 use crate::tcp::{CloseReason, ConnId, Dir, StreamEvent};
-use pairing::Pending;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use budget::Budget;
+use detect::{Held, Role};
+use framer::Framer;
+use pairing::Pairing;
+use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 
 /// Limits and choices for framing and pairing.
@@ -109,53 +121,38 @@ pub struct KafkaStats {
     pub unanswered_frames: Vec<u64>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Role {
-    Undecided,
-    /// The side that sends requests.
-    Client(Dir),
+/// Where a connection stands.
+#[derive(Debug)]
+enum Stage {
+    /// Not yet known which side is the client: each direction's bytes are held.
+    Undecided([Held; 2]),
+    /// `client` sends requests; one framer per direction (boxed, so connections
+    /// that are not Kafka stay small).
+    Kafka {
+        client: Dir,
+        framers: Box<[Framer; 2]>,
+    },
     NotKafka,
-}
-
-/// One direction's framing state.
-#[derive(Debug, Default)]
-struct Half {
-    buf: Vec<u8>,
-    /// Bytes still to pass over of a frame kept only in part.
-    skip: u64,
-    /// Wire size of the frame being skipped.
-    skip_total: u64,
-    /// Whether the skipped frame is missing bytes, not just too big to keep.
-    skip_damaged: bool,
-    /// Looking for a frame boundary after lost bytes.
-    hunting: bool,
-    /// The stream's start was not captured, so its first boundary is looked for, not assumed.
-    unseen_start: bool,
-    /// Bytes thrown away since hunting began, over every packet, for the resync note.
-    hunt_skipped: u64,
-    /// Warnings for the next frame completed in this direction.
-    notes: Vec<String>,
-    /// While undecided: (bytes, packet number, time) of each chunk in `buf`.
-    arrivals: Vec<(usize, u64, i64)>,
 }
 
 #[derive(Debug)]
 struct Conn {
     id: ConnId,
+    a: SocketAddr,
+    b: SocketAddr,
     syn_seen: bool,
     /// No byte seen yet.
     fresh: bool,
-    a: SocketAddr,
-    b: SocketAddr,
-    role: Role,
-    halves: [Half; 2],
-    pending: VecDeque<Pending>,
+    stage: Stage,
+    pairing: Pairing,
 }
 
-fn idx(d: Dir) -> usize {
+/// The element of a per-direction pair that belongs to `d`.
+fn pick<T>(pair: &mut [T; 2], d: Dir) -> &mut T {
+    let [ab, ba] = pair;
     match d {
-        Dir::AtoB => 0,
-        Dir::BtoA => 1,
+        Dir::AtoB => ab,
+        Dir::BtoA => ba,
     }
 }
 
@@ -164,17 +161,16 @@ pub struct Sessions {
     cfg: KafkaConfig,
     conns: HashMap<ConnId, Conn>,
     stats: KafkaStats,
-    /// Partial-frame bytes held over all connections.
-    buffered: usize,
+    budget: Budget,
 }
 
 impl Sessions {
     pub fn new(cfg: KafkaConfig) -> Self {
         Sessions {
+            budget: Budget::new(cfg.max_buffered_total),
             cfg,
             conns: HashMap::new(),
             stats: KafkaStats::default(),
-            buffered: 0,
         }
     }
 
@@ -197,13 +193,17 @@ impl Sessions {
             | StreamEvent::Conflict { conn, .. }
             | StreamEvent::Closed { conn, .. } => conn,
         };
-        let before = self.held(id);
+        let held = |s: &Self| s.conns.get(&id).map_or(0, Conn::held);
+        let before = held(self);
         self.dispatch(frame, ts_ns, ev, out);
-        self.buffered = self.buffered.saturating_sub(before) + self.held(id);
-        if self.buffered > self.cfg.max_buffered_total {
-            self.shed(id);
+        let after = held(self);
+        if self.budget.account(before, after) {
+            if let Some(conn) = self.conns.get_mut(&id) {
+                let shed = conn.shed(&mut self.stats);
+                self.budget.release(shed);
+            }
         }
-        self.stats.peak_buffered = self.stats.peak_buffered.max(self.buffered);
+        self.stats.peak_buffered = self.stats.peak_buffered.max(self.budget.held());
     }
 
     fn dispatch(
@@ -221,34 +221,31 @@ impl Sessions {
                 syn_seen,
                 ..
             } => {
-                let role = detect::port_role(&self.cfg, a, b, syn_seen);
-                let mut halves: [Half; 2] = Default::default();
-                // Without the SYN the first byte may fall inside a request, and a size
-                // read there can swallow the frames after it. Requests carry a header to
-                // check, so that direction hunts for one; a response has nothing to check
-                // until its request is seen, so its first boundary is still assumed.
-                if let (Role::Client(d), false) = (role, syn_seen) {
-                    if let Some(h) = halves.get_mut(idx(d)) {
-                        h.hunting = true;
-                        h.unseen_start = true;
+                let stage = match detect::port_role(&self.cfg, a, b, syn_seen) {
+                    Role::Client(client) => {
+                        self.stats.connections += 1;
+                        Stage::Kafka {
+                            client,
+                            framers: Box::new(Framer::pair(
+                                conn, a, b, client, syn_seen, &self.cfg,
+                            )),
+                        }
                     }
-                }
+                    Role::Undecided => Stage::Undecided(Default::default()),
+                    Role::NotKafka => Stage::NotKafka,
+                };
                 self.conns.insert(
                     conn,
                     Conn {
                         id: conn,
-                        syn_seen,
-                        fresh: true,
                         a,
                         b,
-                        role,
-                        halves,
-                        pending: VecDeque::new(),
+                        syn_seen,
+                        fresh: true,
+                        stage,
+                        pairing: Pairing::new(self.cfg.max_pending_per_connection),
                     },
                 );
-                if matches!(role, Role::Client(_)) {
-                    self.stats.connections += 1;
-                }
             }
             StreamEvent::Data {
                 conn, dir, data, ..
@@ -262,15 +259,16 @@ impl Sessions {
                 stream_offset,
                 len,
             } => {
-                if let Some(half) = self
-                    .conns
-                    .get_mut(&conn)
-                    .and_then(|c| c.halves.get_mut(idx(dir)))
-                {
+                if let Some(conn) = self.conns.get_mut(&conn) {
                     self.stats.conflicts += 1;
-                    half.notes.push(format!(
+                    let note = format!(
                         "a retransmission carried different bytes for {len} bytes at stream offset {stream_offset}; the first copy was used"
-                    ));
+                    );
+                    match &mut conn.stage {
+                        Stage::Undecided(held) => pick(held, dir).notes.push(note),
+                        Stage::Kafka { framers, .. } => pick(framers, dir).notes.push(note),
+                        Stage::NotKafka => {}
+                    }
                 }
             }
             StreamEvent::Closed { conn, reason } => self.close(conn, reason, frame, ts_ns, out),
@@ -291,86 +289,42 @@ impl Sessions {
         };
         if std::mem::take(&mut conn.fresh) && detect::is_tls(data) {
             // Kafka over TLS: nothing to dissect, but say so instead of reporting lost framing.
-            if matches!(conn.role, Role::Client(_)) {
+            if matches!(conn.stage, Stage::Kafka { .. }) {
                 self.stats.connections = self.stats.connections.saturating_sub(1);
             }
-            conn.role = Role::NotKafka;
+            conn.stage = Stage::NotKafka;
             self.stats.tls += 1;
             return;
         }
-        match conn.role {
-            Role::NotKafka => return,
-            Role::Undecided => {
-                if let Some(h) = conn.halves.get_mut(idx(dir)) {
-                    h.buf.extend_from_slice(data);
-                    h.arrivals.push((data.len(), frame, ts_ns));
-                }
-                detect::decide(conn, &self.cfg, false);
-                detect::settle(conn, &self.cfg, &mut self.stats, out);
-                return;
+        match &mut conn.stage {
+            Stage::NotKafka => {}
+            Stage::Undecided(held) => {
+                pick(held, dir).push(data, frame, ts_ns);
+                detect::detect(conn, &self.cfg, false, &mut self.stats, out);
             }
-            Role::Client(_) => {}
+            Stage::Kafka { framers, .. } => {
+                let f = pick(framers, dir);
+                f.feed(data, frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
+            }
         }
-        feed(
-            conn,
-            dir,
-            data,
-            frame,
-            ts_ns,
-            &self.cfg,
-            &mut self.stats,
-            out,
-        );
     }
 
     fn gap(&mut self, id: ConnId, dir: Dir, len: u64) {
         let Some(conn) = self.conns.get_mut(&id) else {
             return;
         };
-        if !matches!(conn.role, Role::Client(_)) {
-            // Undecided streams with a hole cannot be recognised reliably.
-            if conn.role == Role::Undecided {
-                conn.role = Role::NotKafka;
-                conn.halves = Default::default();
+        match &mut conn.stage {
+            Stage::NotKafka => {}
+            Stage::Undecided(_) => {
+                // Undecided streams with a hole cannot be recognised reliably.
+                conn.stage = Stage::NotKafka;
                 self.stats.not_kafka += 1;
             }
-            return;
-        }
-        self.stats.gaps += 1;
-        let Some(h) = conn.halves.get_mut(idx(dir)) else {
-            return;
-        };
-        if h.hunting {
-            h.hunt_skipped += h.buf.len() as u64;
-            self.stats.skipped_bytes += h.buf.len() as u64;
-            h.buf.clear();
-            return;
-        }
-        if h.skip > 0 {
-            // The hole falls inside a frame already being passed over: framing survives.
-            if len <= h.skip {
-                h.skip -= len;
-                h.skip_damaged = true;
-                return;
-            }
-        } else if let Some(size) = frame_size(&h.buf) {
-            let total = size as u64 + 4;
-            let have = h.buf.len() as u64;
-            if have + len <= total {
-                // The hole lies inside this frame: keep its head, pass over the rest.
-                h.skip = total - have - len;
-                h.skip_total = total;
-                h.skip_damaged = true;
-                h.notes
-                    .push(format!("{len} bytes of this message were not captured"));
-                return;
+            Stage::Kafka { framers, .. } => {
+                self.stats.gaps += 1;
+                pick(framers, dir).gap(len, &mut self.stats);
             }
         }
-        h.buf.clear();
-        h.skip = 0;
-        h.hunting = true;
-        h.notes
-            .push(format!("{len} bytes were not captured before this message"));
     }
 
     fn close(
@@ -384,18 +338,17 @@ impl Sessions {
         let Some(mut conn) = self.conns.remove(&id) else {
             return;
         };
-        if conn.role == Role::Undecided {
-            detect::decide(&mut conn, &self.cfg, true);
-            detect::settle(&mut conn, &self.cfg, &mut self.stats, out);
+        if matches!(conn.stage, Stage::Undecided(_)) {
+            detect::detect(&mut conn, &self.cfg, true, &mut self.stats, out);
         }
-        if let Role::Client(cd) = conn.role {
-            for d in [cd, cd.reverse()] {
-                flush_cut(&mut conn, d, frame, ts_ns, &mut self.stats, out);
+        // The connection is over, so its pending list no longer needs a cap.
+        conn.pairing.uncap();
+        if let Stage::Kafka { client, framers } = &mut conn.stage {
+            for d in [*client, client.reverse()] {
+                pick(framers, d).flush(frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
             }
         }
-        for p in conn.pending {
-            pairing::record_unanswered(&mut self.stats, &p);
-        }
+        conn.pairing.close(&mut self.stats);
     }
 
     /// End of input: every connection still open is closed.
@@ -407,298 +360,3 @@ impl Sessions {
         }
     }
 }
-
-fn frame_size(buf: &[u8]) -> Option<i32> {
-    Some(i32::from_be_bytes(buf.get(..4)?.try_into().ok()?))
-}
-
-/// Where a frame was seen: its connection and direction, and the packet that completed it.
-#[derive(Clone, Copy)]
-struct Origin {
-    conn: ConnId,
-    kind: Kind,
-    src: SocketAddr,
-    dst: SocketAddr,
-    frame: u64,
-    ts_ns: i64,
-}
-
-/// What travels in `dir` (requests from the client), and from where to where.
-fn side(conn: &Conn, dir: Dir) -> Option<(Kind, SocketAddr, SocketAddr)> {
-    let Role::Client(client) = conn.role else {
-        return None;
-    };
-    let kind = if dir == client {
-        Kind::Request
-    } else {
-        Kind::Response
-    };
-    Some(match dir {
-        Dir::AtoB => (kind, conn.a, conn.b),
-        Dir::BtoA => (kind, conn.b, conn.a),
-    })
-}
-
-/// Appends `data` to a direction and emits every frame it completes.
-#[allow(clippy::too_many_arguments)]
-fn feed(
-    conn: &mut Conn,
-    dir: Dir,
-    data: &[u8],
-    frame: u64,
-    ts_ns: i64,
-    cfg: &KafkaConfig,
-    stats: &mut KafkaStats,
-    out: &mut dyn FnMut(&KafkaFrame<'_>),
-) {
-    let Some((kind, src, dst)) = side(conn, dir) else {
-        return;
-    };
-    let origin = Origin {
-        conn: conn.id,
-        kind,
-        src,
-        dst,
-        frame,
-        ts_ns,
-    };
-    let max_pending = cfg.max_pending_per_connection;
-    let Conn {
-        halves, pending, ..
-    } = conn;
-    let Some(h) = halves.get_mut(idx(dir)) else {
-        return;
-    };
-    let mut data = data;
-    // Pass over the rest of a frame kept only in part, then report it.
-    if h.skip > 0 {
-        let n = (h.skip.min(data.len() as u64)) as usize;
-        h.skip -= n as u64;
-        data = data.get(n..).unwrap_or_default();
-        if h.skip > 0 {
-            return;
-        }
-        let head = std::mem::take(&mut h.buf);
-        let total = h.skip_total;
-        let damaged = std::mem::take(&mut h.skip_damaged);
-        if damaged {
-            stats.cut_frames += 1;
-        }
-        let mut notes = std::mem::take(&mut h.notes);
-        if !damaged {
-            notes.push(format!(
-                "message of {total} bytes is larger than the {} bytes kept per direction; only its head was decoded",
-                cfg.max_buffered_per_direction
-            ));
-        }
-        pairing::emit(
-            &origin,
-            &head,
-            total,
-            true,
-            notes,
-            pending,
-            max_pending,
-            stats,
-            out,
-        );
-    }
-    // Work on the data in place when nothing is buffered: no copy in the common case.
-    let owned = if h.buf.is_empty() {
-        None
-    } else {
-        h.buf.extend_from_slice(data);
-        Some(std::mem::take(&mut h.buf))
-    };
-    let view: &[u8] = owned.as_deref().unwrap_or(data);
-    let mut pos = 0usize;
-    loop {
-        let rest = view.get(pos..).unwrap_or_default();
-        if h.hunting {
-            match resync::hunt(rest, kind, pending, cfg.max_frame) {
-                Some(at) => {
-                    stats.skipped_bytes += at as u64;
-                    // Earlier packets may have been passed over too, not just `at` bytes of this one.
-                    let skipped = std::mem::take(&mut h.hunt_skipped) + at as u64;
-                    // A capture that simply starts at a boundary has lost nothing.
-                    let fresh = std::mem::take(&mut h.unseen_start);
-                    if skipped > 0 || !fresh {
-                        stats.resyncs += 1;
-                    }
-                    if skipped > 0 {
-                        h.notes.push(format!(
-                            "resynchronised after skipping {skipped} bytes of no recognisable frame"
-                        ));
-                    }
-                    pos += at;
-                    h.hunting = false;
-                    continue;
-                }
-                None => {
-                    // Keep a tail that may hold the start of the next frame.
-                    let keep = rest.len().min(resync::hunt_keep(kind));
-                    let drop = rest.len() - keep;
-                    stats.skipped_bytes += drop as u64;
-                    h.hunt_skipped += drop as u64;
-                    pos += drop;
-                    break;
-                }
-            }
-        }
-        let Some(size) = frame_size(rest) else { break };
-        let min = match kind {
-            Kind::Request => 8,
-            Kind::Response => 4,
-        };
-        if size < min || size as u32 > cfg.max_frame {
-            stats.desyncs += 1;
-            h.notes.push(format!(
-                "size prefix {size} makes no sense here; framing was lost"
-            ));
-            h.hunting = true;
-            // The byte the bad prefix started at is passed over.
-            stats.skipped_bytes += 1;
-            h.hunt_skipped += 1;
-            pos += 1;
-            continue;
-        }
-        let total = size as usize + 4;
-        if total > cfg.max_buffered_per_direction {
-            // Keep the head for its header; pass over the rest as it arrives.
-            stats.oversized_frames += 1;
-            let keep = cfg.oversized_head.min(rest.len());
-            let head = rest.get(..keep).unwrap_or_default().to_vec();
-            let have = rest.len().min(total);
-            h.skip = (total - have) as u64;
-            h.skip_total = total as u64;
-            pos += have;
-            if h.skip == 0 {
-                let mut notes = std::mem::take(&mut h.notes);
-                notes.push(format!(
-                    "message of {total} bytes is larger than the {} bytes kept per direction; only its head was decoded",
-                    cfg.max_buffered_per_direction
-                ));
-                pairing::emit(
-                    &origin,
-                    &head,
-                    total as u64,
-                    true,
-                    notes,
-                    pending,
-                    max_pending,
-                    stats,
-                    out,
-                );
-            } else {
-                h.buf = head;
-            }
-            continue;
-        }
-        let Some(whole) = rest.get(..total) else {
-            break;
-        };
-        let notes = std::mem::take(&mut h.notes);
-        pairing::emit(
-            &origin,
-            whole,
-            total as u64,
-            false,
-            notes,
-            pending,
-            max_pending,
-            stats,
-            out,
-        );
-        pos += total;
-    }
-    if h.skip == 0 {
-        match owned {
-            // The buffer goes back with only what was consumed removed: copying the
-            // rest into a new one made a large frame cost its size again with every
-            // packet, quadratic time in the frame's size.
-            Some(mut b) if h.buf.is_empty() => {
-                b.drain(..pos.min(b.len()));
-                // Mostly consumed: keep the rest in a right-sized buffer, so a connection
-                // that once carried a large frame does not hold its capacity (held() counts
-                // lengths). Only frames completing get here, so this copy stays linear.
-                if b.len() < b.capacity() / 4 {
-                    b = b.as_slice().to_vec();
-                }
-                h.buf = b;
-            }
-            _ => {
-                let left = view.get(pos..).unwrap_or_default();
-                if !left.is_empty() {
-                    if h.buf.capacity() == 0 {
-                        h.buf = Vec::with_capacity(left.len());
-                    }
-                    h.buf.extend_from_slice(left);
-                }
-            }
-        }
-    }
-}
-
-/// At close, a frame still partial is reported as cut.
-fn flush_cut(
-    conn: &mut Conn,
-    dir: Dir,
-    frame: u64,
-    ts_ns: i64,
-    stats: &mut KafkaStats,
-    out: &mut dyn FnMut(&KafkaFrame<'_>),
-) {
-    let Some((kind, src, dst)) = side(conn, dir) else {
-        return;
-    };
-    let origin = Origin {
-        conn: conn.id,
-        kind,
-        src,
-        dst,
-        frame,
-        ts_ns,
-    };
-    let Conn {
-        halves, pending, ..
-    } = conn;
-    let Some(h) = halves.get_mut(idx(dir)) else {
-        return;
-    };
-    if h.hunting {
-        // The tail kept in case a frame started in it was never one: it is skipped too.
-        stats.skipped_bytes += h.buf.len() as u64;
-        h.buf.clear();
-        return;
-    }
-    if h.buf.is_empty() {
-        return;
-    }
-    let buf = std::mem::take(&mut h.buf);
-    let wire = if h.skip > 0 {
-        h.skip_total
-    } else {
-        frame_size(&buf).map_or(buf.len() as u64, |s| (s.max(0) as u64) + 4)
-    };
-    let mut notes = std::mem::take(&mut h.notes);
-    notes.push(format!(
-        "the connection ended {} bytes into this {wire}-byte message",
-        buf.len()
-    ));
-    stats.cut_frames += 1;
-    // The connection is over, so its pending list no longer needs a cap.
-    pairing::emit(
-        &origin,
-        &buf,
-        wire,
-        true,
-        notes,
-        pending,
-        usize::MAX,
-        stats,
-        out,
-    );
-}
-
-#[cfg(test)]
-mod tests;

@@ -3,16 +3,72 @@
 
 use crate::codec::Kind;
 
+use super::KafkaStats;
 use super::detect::{VERSION_SLACK, request_start};
-use super::frame_size;
-use super::pairing::Pending;
-use std::collections::{HashSet, VecDeque};
+use super::framer::{Framer, State, frame_size};
+use super::pairing::Pairing;
+use std::collections::HashSet;
 
 /// Bytes a response needs before its correlation id can be checked.
 const RESPONSE_PEEK: usize = 8;
 
+/// What one hunting step did with the bytes it was shown.
+pub(super) enum Hunted {
+    /// A frame starts this many bytes in; hunting is over.
+    Found(usize),
+    /// This many bytes were passed over; the rest is kept for the next packet.
+    Passed(usize),
+}
+
+impl Framer {
+    /// Hunts through `rest`, the bytes not yet framed.
+    pub(super) fn hunt_step(
+        &mut self,
+        rest: &[u8],
+        pairing: &Pairing,
+        stats: &mut KafkaStats,
+    ) -> Hunted {
+        let State::Hunting {
+            skipped,
+            unseen_start,
+        } = self.state
+        else {
+            return Hunted::Found(0);
+        };
+        match hunt(rest, self.kind, pairing, self.limits.max_frame) {
+            Some(at) => {
+                stats.skipped_bytes += at as u64;
+                // Earlier packets may have been passed over too, not just `at` bytes of this one.
+                let skipped = skipped + at as u64;
+                // A capture that simply starts at a boundary has lost nothing.
+                if skipped > 0 || !unseen_start {
+                    stats.resyncs += 1;
+                }
+                if skipped > 0 {
+                    self.notes.push(format!(
+                        "resynchronised after skipping {skipped} bytes of no recognisable frame"
+                    ));
+                }
+                self.state = State::Framing;
+                Hunted::Found(at)
+            }
+            None => {
+                // Keep a tail that may hold the start of the next frame.
+                let keep = rest.len().min(hunt_keep(self.kind));
+                let drop = rest.len() - keep;
+                stats.skipped_bytes += drop as u64;
+                self.state = State::Hunting {
+                    skipped: skipped + drop as u64,
+                    unseen_start,
+                };
+                Hunted::Passed(drop)
+            }
+        }
+    }
+}
+
 /// Bytes kept while hunting, enough to test a header that straddles packets.
-pub(super) fn hunt_keep(kind: Kind) -> usize {
+fn hunt_keep(kind: Kind) -> usize {
     match kind {
         Kind::Request => 14 + 255,
         Kind::Response => RESPONSE_PEEK - 1,
@@ -20,12 +76,7 @@ pub(super) fn hunt_keep(kind: Kind) -> usize {
 }
 
 /// The first offset where a plausible frame starts.
-pub(super) fn hunt(
-    b: &[u8],
-    kind: Kind,
-    pending: &VecDeque<Pending>,
-    max_frame: u32,
-) -> Option<usize> {
+fn hunt(b: &[u8], kind: Kind, pairing: &Pairing, max_frame: u32) -> Option<usize> {
     let last = b.len().checked_sub(match kind {
         Kind::Request => 14,
         Kind::Response => RESPONSE_PEEK,
@@ -51,9 +102,7 @@ pub(super) fn hunt(
                 };
                 size >= 4
                     && (size as u32) <= max_frame
-                    && asked
-                        .get_or_insert_with(|| pending.iter().map(|p| p.correlation_id).collect())
-                        .contains(&corr)
+                    && asked.get_or_insert_with(|| pairing.asked()).contains(&corr)
             }
         }
     })

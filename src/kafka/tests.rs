@@ -4,6 +4,14 @@ use super::*;
 use crate::codec::{encode_request, encode_response};
 use serde_json::json;
 
+/// The framer of connection `c` in direction A to B.
+fn framer0(s: &Sessions, c: ConnId) -> &framer::Framer {
+    match &s.conns[&c].stage {
+        Stage::Kafka { framers, .. } => &framers[0],
+        _ => panic!("not framing"),
+    }
+}
+
 fn a() -> SocketAddr {
     "10.0.0.5:50000".parse().unwrap()
 }
@@ -105,15 +113,15 @@ fn a_large_frame_in_small_pieces_is_not_copied_with_each() {
             stream_offset: 0,
         };
         s.on_event(i as u64 + 2, 0, ev, &mut out);
-        let cap = s.conns[&conn].halves[0].buf.capacity();
+        let cap = framer0(&s, conn).buf.capacity();
         if capacities.last() != Some(&cap) {
             capacities.push(cap);
         }
     }
     assert!(capacities.len() < 30, "{} reallocations", capacities.len());
     // What is left after the frame completes is held in a right-sized buffer.
-    assert_eq!(s.conns[&conn].halves[0].buf.len(), 10);
-    assert!(s.conns[&conn].halves[0].buf.capacity() < 4096);
+    assert_eq!(framer0(&s, conn).buf.len(), 10);
+    assert!(framer0(&s, conn).buf.capacity() < 4096);
     assert_eq!(frames, [(1 << 20, false)]);
 }
 
@@ -264,7 +272,11 @@ fn partial_frames_are_capped_over_all_connections() {
             stream_offset: 0,
         };
         s.on_event(2, 0, ev, &mut out);
-        assert!(s.buffered <= 10_000, "held {} after {i}", s.buffered);
+        assert!(
+            s.budget.held() <= 10_000,
+            "held {} after {i}",
+            s.budget.held()
+        );
     }
     // Twenty fit under the cap; each later one gives up its 500 bytes.
     assert_eq!(s.stats().shed_bytes, 80 * 500);
@@ -314,4 +326,42 @@ fn text_protocols_are_not_kafka() {
     );
     assert!(got.is_empty());
     assert_eq!(stats.not_kafka, 1);
+}
+
+#[test]
+fn a_hole_that_ends_a_frame_exactly_does_not_join_it_to_the_next() {
+    // A hole covering exactly the rest of a frame left framing at the next
+    // frame's start with the old head still buffered: the two were read as one.
+    let key = "k".repeat(80);
+    let r1 = encode_request(10, 0, 1, Some("c"), &json!({"Key": key})).unwrap();
+    let r2 = encode_request(10, 0, 2, Some("c"), &json!({"Key": key})).unwrap();
+    let mut s = Sessions::new(KafkaConfig::default());
+    let mut got = Vec::new();
+    let mut out = |f: &KafkaFrame<'_>| got.push((f.frame, f.data.to_vec(), f.cut));
+    let conn = ConnId(1);
+    let ev = StreamEvent::Opened {
+        conn,
+        a: a(),
+        b: b(),
+        syn_seen: true,
+        frame: 1,
+    };
+    s.on_event(1, 0, ev, &mut out);
+    let data = |data| StreamEvent::Data {
+        conn,
+        dir: Dir::AtoB,
+        data,
+        stream_offset: 0,
+    };
+    s.on_event(2, 0, data(&r1[..40]), &mut out);
+    let gap = StreamEvent::Gap {
+        conn,
+        dir: Dir::AtoB,
+        len: (r1.len() - 40) as u64,
+    };
+    s.on_event(3, 0, gap, &mut out);
+    s.on_event(4, 0, data(&r2), &mut out);
+    s.finish(9, 0, &mut out);
+    assert_eq!(got, [(4, r1[..40].to_vec(), true), (4, r2, false)]);
+    assert_eq!(s.stats().cut_frames, 1);
 }
