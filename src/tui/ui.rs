@@ -7,7 +7,7 @@ use super::tab::Tab;
 use crate::codec::Kind;
 use crate::pipeline::Record;
 use crate::view::escape::escape;
-use crate::view::summary::{self, addr, api_version, latency};
+use crate::view::summary::{self, addr, latency};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -160,34 +160,12 @@ pub(super) fn selected_style(focused: bool) -> Style {
     }
 }
 
-/// The summary column: what the summary line says after the fixed facts.
+/// The Info column: what the summary line says after the fixed facts the
+/// other columns show (latency included), without its leading separator.
 pub fn info(r: &Record<'_, '_>) -> String {
-    let full = summary::line(r);
-    let f = r.frame;
-    let m = &r.msg;
-    let rel = (f.ts_ns - r.first_ts_ns) as f64 / 1e9;
-    // The summary line starts with the facts the other columns show; drop them.
-    let head = format!(
-        "{:>5}  {rel:.6}  {} → {}  {} {:<8} corr={}",
-        f.frame,
-        addr(&f.src),
-        addr(&f.dst),
-        api_version(m),
-        m.kind.as_str(),
-        m.correlation_id
-            .map_or_else(|| "?".into(), |c| c.to_string()),
-    );
-    let Some(rest) = full.strip_prefix(&head) else {
-        return full;
-    };
-    let mut rest = rest.to_string();
-    if let Some(ns) = f.latency_ns {
-        let lat = format!("  {}", latency(ns / 1000));
-        if let Some(at) = rest.find(&lat) {
-            rest.replace_range(at..at + lat.len(), "");
-        }
-    }
-    rest.trim_start().to_string()
+    let mut s = String::new();
+    summary::write_info(&mut s, r);
+    s.trim_start().to_string()
 }
 
 struct Cells {
