@@ -2,10 +2,11 @@
 //! `ui::draw` reads an `App` and renders it.
 
 use super::detail::Detail;
+use super::layout::{self, Areas};
 use super::loader::{Progress, Update};
 use super::store::Store;
 use super::tab::{self, CoordinatorRow, ElectionRow, Tab, Table, Target};
-use super::ui::{self, Areas};
+use super::ui;
 use crate::analysis::Analysis;
 use crate::codec::Kind;
 use crate::pipeline::RunStats;
@@ -203,7 +204,7 @@ impl App {
             notice: None,
             help: false,
             quit: false,
-            areas: ui::areas(Rect::new(0, 0, 80, 24)),
+            areas: layout::areas(Rect::new(0, 0, 80, 24)),
             tab: Tab::Messages,
             table: Table::Elections,
             analysis: Analysis::default(),
@@ -295,7 +296,7 @@ impl App {
 
     /// The terminal has this size now.
     pub fn resize(&mut self, area: Rect) {
-        self.areas = ui::areas(area);
+        self.areas = layout::areas(area);
         self.scroll_list();
         self.scroll_tree();
         self.scroll_hex();

@@ -2,30 +2,21 @@
 //! epoch up), the elections table and the coordinator map.
 
 use super::app::App;
+use super::layout::{Areas, fit};
 use super::tab::{Tab, Table as Which};
-use super::ui::{Areas, DIM, ERROR, WARNING, fit, pane_block, selected_style};
+use super::theme::{
+    ALARM, DIM, ERROR, HEADS, NODES, SELECTED, WARNING, WON, pane_block, selected_style,
+};
 use crate::analysis::{At, Outcome, PartitionElections};
 use crate::view::escape::escape;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Color, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::Line;
 use ratatui::widgets::{
     Axis, Chart, Dataset, GraphType, LegendPosition, Paragraph, Row, Table, TableState,
 };
-
-/// Colours of candidates, by node id.
-const NODES: [Color; 6] = [
-    Color::Cyan,
-    Color::Magenta,
-    Color::Blue,
-    Color::LightYellow,
-    Color::LightCyan,
-    Color::LightMagenta,
-];
-const WON: Color = Color::LightGreen;
-const SELECTED: Color = Color::Yellow;
 
 /// Draws the analysis tab into the areas of `a`.
 pub fn draw(app: &App, f: &mut Frame<'_>, a: &Areas) {
@@ -309,7 +300,7 @@ fn table<'a>(heads: &[&'a str], rows: Vec<(Vec<String>, Style)>, right: &[bool])
             .map(|(i, h)| cell(i, h))
             .collect::<Vec<_>>(),
     )
-    .style(Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED));
+    .style(HEADS);
     let body: Vec<Row<'a>> = rows
         .into_iter()
         .map(|(cells, style)| {
@@ -387,7 +378,7 @@ fn draw_elections(app: &App, f: &mut Frame<'_>, area: Rect) {
             cells.push(r.candidates.clone());
             let style = match r.outcome {
                 Outcome::Won => Style::new().fg(WON),
-                Outcome::Failed => Style::new().fg(ERROR).add_modifier(Modifier::BOLD),
+                Outcome::Failed => ALARM,
                 Outcome::Undecided => Style::new().fg(WARNING),
                 Outcome::NoVote | Outcome::NotCaptured => Style::new(),
             };

@@ -9,9 +9,11 @@
 pub mod app;
 mod chart;
 pub mod detail;
+pub mod layout;
 pub mod loader;
 pub mod store;
 pub mod tab;
+mod theme;
 pub mod ui;
 
 pub use app::{App, Pane};

@@ -3,75 +3,21 @@
 
 use super::app::{App, Pane, TreeItem};
 use super::detail::Note;
+use super::layout::{areas, fit};
 use super::tab::Tab;
+use super::theme::{
+    ABOUT, ALARM, BAR, CURSOR, DIM, ERROR, FIELD_BYTES, HEADS, KEY, REQUEST, RESPONSE, WARNING,
+    pane_block, selected_style,
+};
 use crate::codec::Kind;
 use crate::pipeline::Record;
 use crate::view::escape::escape;
 use crate::view::summary::{self, addr, latency};
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
-
-/// Where each pane sits. Panes have a top border with their title.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Areas {
-    pub list: Rect,
-    pub tree: Rect,
-    pub hex: Rect,
-    pub status: Rect,
-    /// The analysis tab: the election chart, the elections table and the coordinator table.
-    pub chart: Rect,
-    pub elections: Rect,
-    pub coordinators: Rect,
-}
-
-impl Areas {
-    /// Message rows that fit under the list's title and column heads.
-    pub fn list_rows(&self) -> usize {
-        usize::from(self.list.height.saturating_sub(2))
-    }
-    pub fn tree_rows(&self) -> usize {
-        usize::from(self.tree.height.saturating_sub(1))
-    }
-    pub fn hex_rows(&self) -> usize {
-        usize::from(self.hex.height.saturating_sub(1))
-    }
-    /// Table rows that fit under a table's title and column heads.
-    pub fn election_rows(&self) -> usize {
-        usize::from(self.elections.height.saturating_sub(2))
-    }
-    pub fn coordinator_rows(&self) -> usize {
-        usize::from(self.coordinators.height.saturating_sub(2))
-    }
-}
-
-/// The layout for a terminal of this size: list, tree and hex stacked, status at the bottom.
-pub fn areas(full: Rect) -> Areas {
-    let [main, status] = Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(full);
-    let [list, tree, hex] = Layout::vertical([
-        Constraint::Percentage(40),
-        Constraint::Percentage(35),
-        Constraint::Fill(1),
-    ])
-    .areas(main);
-    let [chart, elections, coordinators] = Layout::vertical([
-        Constraint::Percentage(45),
-        Constraint::Percentage(30),
-        Constraint::Fill(1),
-    ])
-    .areas(main);
-    Areas {
-        list,
-        tree,
-        hex,
-        status,
-        chart,
-        elections,
-        coordinators,
-    }
-}
+use ratatui::widgets::{Block, Clear, Paragraph};
 
 /// The hex pane's columns: `OFFSET  xx xx … xx  xx … xx  ASCII`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,13 +62,6 @@ impl HexGeom {
     }
 }
 
-const REQUEST: Color = Color::Cyan;
-const RESPONSE: Color = Color::Green;
-pub(super) const ERROR: Color = Color::LightRed;
-pub(super) const WARNING: Color = Color::Yellow;
-pub(super) const DIM: Color = Color::DarkGray;
-const FIELD_BYTES: Style = Style::new().fg(Color::White).bg(Color::Blue);
-
 /// Draws the whole screen.
 pub fn draw(app: &App, f: &mut Frame<'_>) {
     let a = areas(f.area());
@@ -137,26 +76,6 @@ pub fn draw(app: &App, f: &mut Frame<'_>) {
     draw_status(app, f, a.status);
     if app.help {
         draw_help(f, f.area());
-    }
-}
-
-pub(super) fn pane_block(title: String, focused: bool) -> Block<'static> {
-    let style = if focused {
-        Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD)
-    } else {
-        Style::new().fg(DIM)
-    };
-    Block::new()
-        .borders(Borders::TOP)
-        .border_style(style)
-        .title(Span::styled(title, style))
-}
-
-pub(super) fn selected_style(focused: bool) -> Style {
-    if focused {
-        Style::new().add_modifier(Modifier::REVERSED)
-    } else {
-        Style::new().bg(Color::DarkGray)
     }
 }
 
@@ -190,7 +109,7 @@ fn cells(app: &App, row: usize) -> Option<Cells> {
         _ => "?".to_string(),
     };
     let style = if r.is_error() {
-        Style::new().fg(ERROR).add_modifier(Modifier::BOLD)
+        ALARM
     } else if r.has_warnings() {
         Style::new().fg(WARNING)
     } else {
@@ -214,20 +133,6 @@ fn cells(app: &App, row: usize) -> Option<Cells> {
         info: app.store.with_record(row, info).unwrap_or_default(),
         style,
     })
-}
-
-/// Fits `s` into `w` columns, padded; `right` aligns to the right.
-pub(super) fn fit(s: &str, w: usize, right: bool) -> String {
-    let n = s.chars().count();
-    if n > w {
-        let mut t: String = s.chars().take(w.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    } else if right {
-        format!("{s:>w$}")
-    } else {
-        format!("{s:<w$}")
-    }
 }
 
 fn draw_list(app: &App, f: &mut Frame<'_>, area: Rect) {
@@ -305,7 +210,7 @@ fn draw_list(app: &App, f: &mut Frame<'_>, area: Rect) {
             "Info",
         ])
         .join(" "),
-        Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+        HEADS,
     )];
     let sel_row = app.selected_row();
     for (k, c) in rows.iter().enumerate() {
@@ -373,7 +278,7 @@ fn draw_tree(app: &App, f: &mut Frame<'_>, area: Rect) {
                     l.len
                 );
                 let mut style = if l.alarming {
-                    Style::new().fg(ERROR).add_modifier(Modifier::BOLD)
+                    ALARM
                 } else if l.depth <= 1 {
                     Style::new().add_modifier(Modifier::BOLD)
                 } else {
@@ -383,7 +288,7 @@ fn draw_tree(app: &App, f: &mut Frame<'_>, area: Rect) {
                 if selected {
                     style = style.patch(selected_style(focused));
                 }
-                let about = Style::new().fg(Color::Gray).add_modifier(Modifier::ITALIC);
+                let about = ABOUT;
                 let width = text.chars().count() + 2 + l.about.chars().count();
                 if selected && !l.about.is_empty() && width > usize::from(inner.width) {
                     // Too long for one row: the description goes on the row below, under the label.
@@ -403,10 +308,7 @@ fn draw_tree(app: &App, f: &mut Frame<'_>, area: Rect) {
             }
             TreeItem::Note(n) => {
                 let line = match d.notes.get(n) {
-                    Some(Note::Error(t)) => Line::styled(
-                        format!("!! {t}"),
-                        Style::new().fg(ERROR).add_modifier(Modifier::BOLD),
-                    ),
+                    Some(Note::Error(t)) => Line::styled(format!("!! {t}"), ALARM),
                     Some(Note::Warning(t)) => {
                         Line::styled(format!("! {t}"), Style::new().fg(WARNING))
                     }
@@ -441,7 +343,7 @@ fn draw_hex(app: &App, f: &mut Frame<'_>, area: Rect) {
     let Some(d) = &app.detail else { return };
     let g = HexGeom::new(area.width, d.bytes.len());
     let in_field = |b: usize| sel.is_some_and(|(off, len)| b >= off && b < off + len);
-    let cursor = Style::new().fg(Color::Black).bg(Color::Yellow);
+    let cursor = CURSOR;
     let mut lines = Vec::new();
     for r in app.hex_top..app.hex_top + usize::from(inner.height) {
         let start = r * g.per_row;
@@ -491,7 +393,7 @@ fn draw_hex(app: &App, f: &mut Frame<'_>, area: Rect) {
 }
 
 fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
-    let bar = Style::new().fg(Color::White).bg(Color::Rgb(40, 40, 60));
+    let bar = BAR;
     if let Some(text) = &app.input {
         let mut spans = vec![
             Span::styled(" filter: /", bar.add_modifier(Modifier::BOLD)),
@@ -617,7 +519,7 @@ fn draw_help(f: &mut Frame<'_>, full: Rect) {
         .iter()
         .map(|(k, what)| {
             Line::from(vec![
-                Span::styled(format!(" {k:<15}"), Style::new().fg(Color::Yellow)),
+                Span::styled(format!(" {k:<15}"), KEY),
                 Span::raw(*what),
             ])
         })
@@ -632,7 +534,7 @@ fn draw_help(f: &mut Frame<'_>, full: Rect) {
         Paragraph::new(lines).block(
             Block::bordered()
                 .title(" kwire tui: keys ")
-                .border_style(Style::new().fg(Color::Yellow)),
+                .border_style(KEY),
         ),
         area,
     );
