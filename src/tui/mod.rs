@@ -9,16 +9,20 @@
 pub mod app;
 mod chart;
 pub mod detail;
+pub mod hex;
 pub mod layout;
+pub mod list;
 pub mod loader;
+pub mod scroll;
 pub mod store;
-pub mod tab;
+pub mod tables;
 mod theme;
+pub mod tree;
 pub mod ui;
 
-pub use app::{App, Pane};
+pub use app::{App, Pane, Tab};
 pub use loader::{Input, Loader, Update, load_all};
-pub use tab::{Tab, Table};
+pub use tables::Table;
 
 use crate::pipeline::Config;
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind};
@@ -115,7 +119,7 @@ fn event_loop(app: &mut App, loader: &Loader) -> io::Result<()> {
                     dirty = true;
                 }
                 Err(TryRecvError::Empty) => break,
-                Err(TryRecvError::Disconnected) if app.done => break,
+                Err(TryRecvError::Disconnected) if app.done() => break,
                 // The loader died without saying it was done: it panicked.
                 Err(TryRecvError::Disconnected) => {
                     return Err(io::Error::other("the capture loader stopped unexpectedly"));
@@ -130,13 +134,13 @@ fn event_loop(app: &mut App, loader: &Loader) -> io::Result<()> {
             term.draw(|f| ui::draw(app, f))?;
             last_draw = Instant::now();
             dirty = false;
-            if panic_test && !app.store.is_empty() {
+            if panic_test && !app.store().is_empty() {
                 panic!(
                     "KWIRE_TUI_PANIC_TEST: a deliberate panic to check the terminal is restored"
                 );
             }
         }
-        let busy = dirty || app.view.unscanned(&app.store) > 0;
+        let busy = dirty || app.view().unscanned(app.store()) > 0;
         let wait = if busy {
             Duration::from_millis(10)
         } else {
@@ -151,11 +155,11 @@ fn event_loop(app: &mut App, loader: &Loader) -> io::Result<()> {
                     Event::Resize(w, h) => app.resize(Rect::new(0, 0, w, h)),
                     _ => {}
                 }
-                if app.quit || !event::poll(Duration::ZERO)? {
+                if app.quit() || !event::poll(Duration::ZERO)? {
                     break;
                 }
             }
-            if app.quit {
+            if app.quit() {
                 return Ok(());
             }
             term.draw(|f| ui::draw(app, f))?;
