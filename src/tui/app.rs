@@ -4,18 +4,20 @@
 //! [`tables`]); this module carries out what involves several panes.
 //! Nothing here draws: `ui::draw` reads an `App` and renders it.
 
+mod jump;
+mod mouse;
+
 use super::detail::Detail;
 use super::hex::{self, Hex, HexGeom};
 use super::layout::{self, Areas};
 use super::list::{self, List, View};
 use super::loader::{Progress, Update};
 use super::store::Store;
-use super::tables::{self, CoordinatorRow, ElectionRow, Loading, Table, Tables, Target};
+use super::tables::{self, CoordinatorRow, ElectionRow, Loading, Table, Tables};
 use super::tree::{self, Tree};
-use crate::codec::Kind;
 use crate::pipeline::RunStats;
 use crate::view::filter::Filter;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 use std::time::{Duration, Instant};
 
@@ -556,202 +558,6 @@ impl App {
             Some(tables::Action::Switch) => self.tables.switch(),
             Some(tables::Action::Jump) => self.jump_to_entry(),
             None => {}
-        }
-    }
-
-    /// Jumps from a request to its response or back.
-    pub fn jump_pair(&mut self) {
-        let Some(row) = self.selected_row() else {
-            return;
-        };
-        let Some(r) = self.store.row(row).copied() else {
-            return;
-        };
-        let other = match r.kind() {
-            Kind::Request => "response",
-            Kind::Response => "request",
-        };
-        match r.pair() {
-            Some(p) => match self.list.view.position(&self.store, p) {
-                Some(pos) => {
-                    self.list.follow = false;
-                    self.select(pos);
-                    self.notice = None;
-                }
-                None => {
-                    let frame = self.store.row(p).map_or(0, |x| x.frame);
-                    self.notice = Some((
-                        format!("the {other} (frame {frame}) is hidden by the filter"),
-                        true,
-                    ));
-                }
-            },
-            None => {
-                self.notice = Some((format!("no {other} was captured for this message"), true));
-            }
-        }
-    }
-
-    /// The message the selected analysis entry jumps to.
-    pub fn entry_target(&self) -> Option<&Target> {
-        self.tables.target()
-    }
-
-    /// Enter on the analysis tab: shows the selected entry's first message in the list.
-    pub fn jump_to_entry(&mut self) {
-        match self.tables.target().cloned() {
-            Some(t) => self.jump_to(&t),
-            None => self.notice = Some((self.tables.no_target().to_string(), true)),
-        }
-    }
-
-    /// The store row of the message `t` names: completed by its packet, of its
-    /// API and kind (a packet can complete several messages).
-    fn find_target(&self, t: &Target) -> Option<usize> {
-        let in_frame = |i: &usize| self.store.row(*i).is_some_and(|r| r.frame == t.frame);
-        let exact = (0..self.store.len()).filter(in_frame).find(|&i| {
-            self.store
-                .row(i)
-                .is_some_and(|r| r.api_key() == Some(t.api_key) && r.kind() == t.kind)
-        });
-        exact.or_else(|| (0..self.store.len()).find(in_frame))
-    }
-
-    /// Switches to the message list with `t`'s message selected. A filter that
-    /// hides it is cleared, and the status bar says so.
-    pub fn jump_to(&mut self, t: &Target) {
-        let Some(row) = self.find_target(t) else {
-            self.notice = Some((
-                format!("frame {} is not in the message list", t.frame),
-                true,
-            ));
-            return;
-        };
-        self.tab = Tab::Messages;
-        self.focus = Pane::List;
-        self.list.follow = false;
-        let here = format!("frame {}: {}", t.frame, t.what);
-        if let Some(pos) = self.list.view.position(&self.store, row) {
-            self.list.anchor = None;
-            self.select(pos);
-            self.notice = Some((here, false));
-            return;
-        }
-        let unscanned = row >= self.list.view.scanned();
-        if unscanned && self.list.view.matches(&self.store, row) {
-            // The filter lets it through but has not got that far: select it once it has.
-            self.list.anchor = Some(row);
-            self.grown();
-            self.notice = Some((here, false));
-        } else {
-            let old = self.list.view.filter().as_str().to_string();
-            self.list.view = View::default();
-            self.list.anchor = None;
-            self.select(row);
-            self.notice = Some((
-                format!("{here} (filter \"{old}\" cleared: it hid this message)"),
-                false,
-            ));
-        }
-    }
-
-    /// A click on a table row selects it (a click on the selected row jumps); the wheel scrolls.
-    fn on_analysis_mouse(&mut self, m: MouseEvent) {
-        let Some((table, pos)) = self.tables.at(&self.areas, m.column, m.row) else {
-            return;
-        };
-        match m.kind {
-            MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
-                self.tables.focus = table;
-                let d = if m.kind == MouseEventKind::ScrollUp {
-                    -3
-                } else {
-                    3
-                };
-                self.tables.move_by(d, &self.areas);
-            }
-            MouseEventKind::Down(MouseButton::Left) => {
-                self.tables.focus = table;
-                let Some(pos) = pos else { return };
-                let sel = self.tables.scroll().sel;
-                if pos >= self.tables.len() {
-                    return;
-                }
-                if pos == sel {
-                    self.jump_to_entry();
-                } else {
-                    self.tables
-                        .move_by(pos as isize - sel as isize, &self.areas);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// Handles a mouse event: a click selects what is under it, the wheel scrolls.
-    pub fn on_mouse(&mut self, m: MouseEvent) {
-        let (x, y) = (m.column, m.row);
-        let a = self.areas;
-        if self.tab == Tab::Analysis {
-            self.on_analysis_mouse(m);
-            return;
-        }
-        let pane = [
-            (a.list, Pane::List),
-            (a.tree, Pane::Tree),
-            (a.hex, Pane::Hex),
-        ]
-        .into_iter()
-        .find(|(r, _)| r.contains((x, y).into()))
-        .map(|(_, p)| p);
-        let Some(pane) = pane else { return };
-        match m.kind {
-            MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
-                let d = if m.kind == MouseEventKind::ScrollUp {
-                    -3
-                } else {
-                    3
-                };
-                match pane {
-                    Pane::List => self.move_list(d),
-                    Pane::Tree => self.move_tree(d),
-                    Pane::Hex => self.move_hex(d * self.hex_width() as isize),
-                }
-            }
-            MouseEventKind::Down(MouseButton::Left) => {
-                self.focus = pane;
-                match pane {
-                    Pane::List => {
-                        if let Some(pos) = list::position_at(&self.list, a.list, y) {
-                            self.list.follow = false;
-                            if pos < self.shown() {
-                                self.select(pos);
-                            }
-                        }
-                    }
-                    Pane::Tree => {
-                        let d = self.detail.as_ref();
-                        let Some(i) = self.tree.line_at(d, a.tree, y) else {
-                            return;
-                        };
-                        // A click on the selected line's marker (or the line again) toggles it.
-                        let marker = tree::marker_x(d, a.tree, i);
-                        let was = self.tree.scroll.sel;
-                        self.tree.scroll.sel = i;
-                        self.field_selected();
-                        if was == i || x == marker {
-                            self.toggle();
-                        }
-                    }
-                    Pane::Hex => {
-                        let len = self.detail.as_ref().map_or(0, |d| d.bytes.len());
-                        if let Some(b) = self.hex.byte_at(a.hex, len, x, y) {
-                            self.select_byte(b);
-                        }
-                    }
-                }
-            }
-            _ => {}
         }
     }
 }
