@@ -7,7 +7,7 @@ use super::scroll::Scroll;
 use super::store::Store;
 use super::theme::{self, DIM, REQUEST, RESPONSE, WARNING};
 use crate::codec::Kind;
-use crate::pipeline::Record;
+use crate::pipeline::{Record, api_label};
 use crate::view::filter::Filter;
 use crate::view::summary::{self, addr, latency};
 use crossterm::event::KeyCode;
@@ -212,8 +212,8 @@ fn cells(store: &Store, row: usize) -> Option<Cells> {
     let (src, dst) = store.endpoints(r)?;
     let rel = (r.ts_ns - store.first_ts_ns()) as f64 / 1e9;
     let api = match (r.api_key(), r.api_version()) {
-        (Some(k), Some(v)) => format!("{} v{v}", crate::pipeline::api_label(k)),
-        (Some(k), None) => crate::pipeline::api_label(k),
+        (Some(k), Some(v)) => format!("{} v{v}", api_label(k)),
+        (Some(k), None) => api_label(k),
         _ => "?".to_string(),
     };
     let style = if r.is_error() {
