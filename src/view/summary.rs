@@ -35,6 +35,19 @@ pub fn write_line(out: &mut String, r: &Record<'_>) {
         }
         None => out.push('?'),
     }
+    write_tail(out, r, f.latency_ns);
+}
+
+/// Appends what the summary line says after `corr=N`, except the latency: the
+/// version source, the details, a decode error and the warnings, each after
+/// its separator as in the line. The TUI's Info column shows this.
+pub fn write_info(out: &mut String, r: &Record<'_>) {
+    write_tail(out, r, None);
+}
+
+fn write_tail(out: &mut String, r: &Record<'_>, latency_ns: Option<i64>) {
+    let f = r;
+    let m = &r.msg;
     if r.version_source == Some(VersionSource::Inferred) {
         out.push_str(" (version inferred)");
     }
@@ -43,7 +56,7 @@ pub fn write_line(out: &mut String, r: &Record<'_>) {
         out.push_str("  ");
         out.push_str(&detail);
     }
-    if let Some(ns) = f.latency_ns {
+    if let Some(ns) = latency_ns {
         out.push_str("  ");
         out.push_str(&latency(ns / 1000));
     }
