@@ -6,7 +6,7 @@
 )]
 
 use crate::codec::{self, Message};
-use crate::kafka::KafkaFrame;
+use crate::kafka::KafkaMessage;
 use crate::proto::Kind;
 use crate::tcp::ConnId;
 use std::net::SocketAddr;
@@ -70,10 +70,10 @@ impl Record<'_> {
 }
 
 /// Decodes one message, inferring a response's API when its request is unknown.
-pub fn dissect<'a>(f: &KafkaFrame<'a>, first_ts_ns: i64) -> Record<'a> {
+pub fn dissect<'a>(f: &KafkaMessage<'a>, first_ts_ns: i64) -> Record<'a> {
     let (msg, version_source) = decode(f.kind, f.data, f.api);
     Record {
-        packet: f.frame,
+        packet: f.packet,
         ts_ns: f.ts_ns,
         first_ts_ns,
         conn: f.conn,
@@ -83,7 +83,7 @@ pub fn dissect<'a>(f: &KafkaFrame<'a>, first_ts_ns: i64) -> Record<'a> {
         wire_size: f.wire_size,
         cut: f.cut,
         api: f.api,
-        request_packet: f.request_frame,
+        request_packet: f.request_packet,
         latency_ns: f.latency_ns,
         warnings: f.warnings.clone(),
         msg,

@@ -9,7 +9,7 @@
 
 use crate::capture::{CaptureError, Packet, Source};
 use crate::dissect::{Record, VersionSource, dissect};
-use crate::kafka::{KafkaConfig, KafkaFrame, KafkaStats, Sessions};
+use crate::kafka::{KafkaConfig, KafkaMessage, KafkaStats, Sessions};
 use crate::net::{self, NetStats};
 use crate::tcp::{Reassembler, TcpConfig, TcpStats};
 use std::collections::BTreeMap;
@@ -204,7 +204,7 @@ impl Pipeline {
 }
 
 fn deliver(
-    f: &KafkaFrame<'_>,
+    f: &KafkaMessage<'_>,
     first: i64,
     stats: &mut RunStats,
     stopped: &mut bool,

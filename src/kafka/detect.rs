@@ -6,7 +6,7 @@ use crate::proto::apis;
 use crate::proto::peek_request_header;
 
 use super::framer::{Framer, frame_size};
-use super::{Conn, KafkaConfig, KafkaFrame, KafkaStats, Stage};
+use super::{Conn, KafkaConfig, KafkaMessage, KafkaStats, Stage};
 use crate::tcp::Dir;
 use std::net::SocketAddr;
 
@@ -36,9 +36,9 @@ pub(super) struct Held {
 }
 
 impl Held {
-    pub(super) fn push(&mut self, data: &[u8], frame: u64, ts_ns: i64) {
+    pub(super) fn push(&mut self, data: &[u8], packet: u64, ts_ns: i64) {
         self.buf.extend_from_slice(data);
-        self.arrivals.push((data.len(), frame, ts_ns));
+        self.arrivals.push((data.len(), packet, ts_ns));
     }
 }
 
@@ -68,7 +68,7 @@ pub(super) fn detect(
     cfg: &KafkaConfig,
     closing: bool,
     stats: &mut KafkaStats,
-    out: &mut dyn FnMut(&KafkaFrame<'_>),
+    out: &mut dyn FnMut(&KafkaMessage<'_>),
 ) {
     let Stage::Undecided(held) = &conn.stage else {
         return;
@@ -187,7 +187,7 @@ fn settle(
     role: Role,
     cfg: &KafkaConfig,
     stats: &mut KafkaStats,
-    out: &mut dyn FnMut(&KafkaFrame<'_>),
+    out: &mut dyn FnMut(&KafkaMessage<'_>),
 ) {
     let client = match role {
         Role::Undecided => return,
@@ -215,16 +215,16 @@ fn settle(
     for (d, h) in [(Dir::AtoB, ab), (Dir::BtoA, ba)] {
         super::pick(&mut framers, d).notes = h.notes;
         let mut at = 0;
-        for (len, frame, ts) in h.arrivals {
+        for (len, packet, ts) in h.arrivals {
             let bytes = h.buf.get(at..at + len).unwrap_or_default().to_vec();
             at += len;
-            replay.push((frame, ts, d, bytes));
+            replay.push((packet, ts, d, bytes));
         }
     }
     // Stable: within one packet number, requests (pushed first) lead.
     replay.sort_by_key(|r| (r.0, r.2 != client));
-    for (frame, ts, d, bytes) in replay {
-        super::pick(&mut framers, d).feed(&bytes, frame, ts, &mut conn.pairing, stats, out);
+    for (packet, ts, d, bytes) in replay {
+        super::pick(&mut framers, d).feed(&bytes, packet, ts, &mut conn.pairing, stats, out);
     }
     conn.stage = Stage::Kafka {
         client,

@@ -5,7 +5,7 @@
 use crate::proto::Kind;
 
 use super::pairing::Pairing;
-use super::{KafkaConfig, KafkaFrame, KafkaStats};
+use super::{KafkaConfig, KafkaMessage, KafkaStats};
 use crate::tcp::{ConnId, Dir};
 use std::net::SocketAddr;
 
@@ -115,12 +115,12 @@ impl Framer {
         wire_size: u64,
         cut: bool,
         warnings: Vec<String>,
-        frame: u64,
+        packet: u64,
         ts_ns: i64,
-    ) -> KafkaFrame<'a> {
-        KafkaFrame {
+    ) -> KafkaMessage<'a> {
+        KafkaMessage {
             conn: self.conn,
-            frame,
+            packet,
             ts_ns,
             src: self.src,
             dst: self.dst,
@@ -129,7 +129,7 @@ impl Framer {
             wire_size,
             cut,
             api: None,
-            request_frame: None,
+            request_packet: None,
             latency_ns: None,
             warnings,
         }
@@ -146,11 +146,11 @@ impl Framer {
     pub(super) fn feed(
         &mut self,
         data: &[u8],
-        frame: u64,
+        packet: u64,
         ts_ns: i64,
         pairing: &mut Pairing,
         stats: &mut KafkaStats,
-        out: &mut dyn FnMut(&KafkaFrame<'_>),
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
     ) {
         let mut data = data;
         // Pass over the rest of a frame kept only in part, then report it.
@@ -177,7 +177,7 @@ impl Framer {
                 notes.push(self.oversize_note(total));
             }
             pairing.emit(
-                self.message(&head, total, true, notes, frame, ts_ns),
+                self.message(&head, total, true, notes, packet, ts_ns),
                 stats,
                 out,
             );
@@ -237,7 +237,7 @@ impl Framer {
                     let mut notes = std::mem::take(&mut self.notes);
                     notes.push(self.oversize_note(total as u64));
                     pairing.emit(
-                        self.message(&head, total as u64, true, notes, frame, ts_ns),
+                        self.message(&head, total as u64, true, notes, packet, ts_ns),
                         stats,
                         out,
                     );
@@ -256,7 +256,7 @@ impl Framer {
             };
             let notes = std::mem::take(&mut self.notes);
             pairing.emit(
-                self.message(whole, total as u64, false, notes, frame, ts_ns),
+                self.message(whole, total as u64, false, notes, packet, ts_ns),
                 stats,
                 out,
             );
@@ -338,11 +338,11 @@ impl Framer {
     /// At close, a frame still partial is reported as cut.
     pub(super) fn flush(
         &mut self,
-        frame: u64,
+        packet: u64,
         ts_ns: i64,
         pairing: &mut Pairing,
         stats: &mut KafkaStats,
-        out: &mut dyn FnMut(&KafkaFrame<'_>),
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
     ) {
         if let State::Hunting { .. } = self.state {
             // The tail kept in case a frame started in it was never one: it is skipped too.
@@ -365,7 +365,7 @@ impl Framer {
         ));
         stats.cut_frames += 1;
         pairing.emit(
-            self.message(&buf, wire, true, notes, frame, ts_ns),
+            self.message(&buf, wire, true, notes, packet, ts_ns),
             stats,
             out,
         );

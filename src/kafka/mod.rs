@@ -67,10 +67,10 @@ impl Default for KafkaConfig {
 
 /// One complete (or, at a gap or close, cut) Kafka frame, ready to decode.
 #[derive(Debug)]
-pub struct KafkaFrame<'a> {
+pub struct KafkaMessage<'a> {
     pub conn: ConnId,
     /// Packet that completed the frame.
-    pub frame: u64,
+    pub packet: u64,
     pub ts_ns: i64,
     pub src: SocketAddr,
     pub dst: SocketAddr,
@@ -83,7 +83,7 @@ pub struct KafkaFrame<'a> {
     pub cut: bool,
     /// Request: from its header. Response: from the paired request.
     pub api: Option<(i16, i16)>,
-    pub request_frame: Option<u64>,
+    pub request_packet: Option<u64>,
     pub latency_ns: Option<i64>,
     pub warnings: Vec<String>,
 }
@@ -181,10 +181,10 @@ impl Sessions {
     /// Feeds one stream event from packet `frame`; completed frames go to `out`.
     pub fn on_event(
         &mut self,
-        frame: u64,
+        packet: u64,
         ts_ns: i64,
         ev: StreamEvent<'_>,
-        out: &mut dyn FnMut(&KafkaFrame<'_>),
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
     ) {
         let id = match ev {
             StreamEvent::Opened { conn, .. }
@@ -195,7 +195,7 @@ impl Sessions {
         };
         let held = |s: &Self| s.conns.get(&id).map_or(0, Conn::held);
         let before = held(self);
-        self.dispatch(frame, ts_ns, ev, out);
+        self.dispatch(packet, ts_ns, ev, out);
         let after = held(self);
         if self.budget.account(before, after) {
             if let Some(conn) = self.conns.get_mut(&id) {
@@ -208,10 +208,10 @@ impl Sessions {
 
     fn dispatch(
         &mut self,
-        frame: u64,
+        packet: u64,
         ts_ns: i64,
         ev: StreamEvent<'_>,
-        out: &mut dyn FnMut(&KafkaFrame<'_>),
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
     ) {
         match ev {
             StreamEvent::Opened {
@@ -250,7 +250,7 @@ impl Sessions {
             StreamEvent::Data {
                 conn, dir, data, ..
             } => {
-                self.data(conn, dir, data, frame, ts_ns, out);
+                self.data(conn, dir, data, packet, ts_ns, out);
             }
             StreamEvent::Gap { conn, dir, len } => self.gap(conn, dir, len),
             StreamEvent::Conflict {
@@ -271,7 +271,7 @@ impl Sessions {
                     }
                 }
             }
-            StreamEvent::Closed { conn, reason } => self.close(conn, reason, frame, ts_ns, out),
+            StreamEvent::Closed { conn, reason } => self.close(conn, reason, packet, ts_ns, out),
         }
     }
 
@@ -280,9 +280,9 @@ impl Sessions {
         id: ConnId,
         dir: Dir,
         data: &[u8],
-        frame: u64,
+        packet: u64,
         ts_ns: i64,
-        out: &mut dyn FnMut(&KafkaFrame<'_>),
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
     ) {
         let Some(conn) = self.conns.get_mut(&id) else {
             return;
@@ -299,12 +299,12 @@ impl Sessions {
         match &mut conn.stage {
             Stage::NotKafka => {}
             Stage::Undecided(held) => {
-                pick(held, dir).push(data, frame, ts_ns);
+                pick(held, dir).push(data, packet, ts_ns);
                 detect::detect(conn, &self.cfg, false, &mut self.stats, out);
             }
             Stage::Kafka { framers, .. } => {
                 let f = pick(framers, dir);
-                f.feed(data, frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
+                f.feed(data, packet, ts_ns, &mut conn.pairing, &mut self.stats, out);
             }
         }
     }
@@ -331,9 +331,9 @@ impl Sessions {
         &mut self,
         id: ConnId,
         _reason: CloseReason,
-        frame: u64,
+        packet: u64,
         ts_ns: i64,
-        out: &mut dyn FnMut(&KafkaFrame<'_>),
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
     ) {
         let Some(mut conn) = self.conns.remove(&id) else {
             return;
@@ -345,18 +345,18 @@ impl Sessions {
         conn.pairing.uncap();
         if let Stage::Kafka { client, framers } = &mut conn.stage {
             for d in [*client, client.reverse()] {
-                pick(framers, d).flush(frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
+                pick(framers, d).flush(packet, ts_ns, &mut conn.pairing, &mut self.stats, out);
             }
         }
         conn.pairing.close(&mut self.stats);
     }
 
     /// End of input: every connection still open is closed.
-    pub fn finish(&mut self, frame: u64, ts_ns: i64, out: &mut dyn FnMut(&KafkaFrame<'_>)) {
+    pub fn finish(&mut self, packet: u64, ts_ns: i64, out: &mut dyn FnMut(&KafkaMessage<'_>)) {
         let mut ids: Vec<ConnId> = self.conns.keys().copied().collect();
         ids.sort_by_key(|c| c.0);
         for id in ids {
-            self.close(id, CloseReason::EndOfCapture, frame, ts_ns, out);
+            self.close(id, CloseReason::EndOfCapture, packet, ts_ns, out);
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::proto::{Kind, peek_request_header};
 
-use super::{KafkaFrame, KafkaStats};
+use super::{KafkaMessage, KafkaStats};
 use std::collections::{HashSet, VecDeque};
 
 /// Unanswered requests whose packet numbers the report lists.
@@ -13,7 +13,7 @@ const UNANSWERED_LISTED: usize = 20;
 struct Pending {
     correlation_id: i32,
     api: (i16, i16),
-    frame: u64,
+    packet: u64,
     ts_ns: i64,
 }
 
@@ -46,9 +46,9 @@ impl Pairing {
     /// Pairs one frame (a request waits; a response finds its request) and emits it.
     pub(super) fn emit(
         &mut self,
-        mut f: KafkaFrame<'_>,
+        mut f: KafkaMessage<'_>,
         stats: &mut KafkaStats,
-        out: &mut dyn FnMut(&KafkaFrame<'_>),
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
     ) {
         match f.kind {
             Kind::Request => {
@@ -58,7 +58,7 @@ impl Pairing {
                     self.pending.push_back(Pending {
                         correlation_id: h.correlation_id,
                         api: (h.api_key, h.api_version),
-                        frame: f.frame,
+                        packet: f.packet,
                         ts_ns: f.ts_ns,
                     });
                     if self.pending.len() > self.max {
@@ -82,7 +82,7 @@ impl Pairing {
                     Some(p) => {
                         stats.paired += 1;
                         f.api = Some(p.api);
-                        f.request_frame = Some(p.frame);
+                        f.request_packet = Some(p.packet);
                         f.latency_ns = Some(f.ts_ns - p.ts_ns);
                     }
                     None => stats.unpaired_responses += 1,
@@ -103,6 +103,6 @@ impl Pairing {
 fn record_unanswered(stats: &mut KafkaStats, p: &Pending) {
     *stats.unanswered.entry(p.api).or_default() += 1;
     if stats.unanswered_frames.len() < UNANSWERED_LISTED {
-        stats.unanswered_frames.push(p.frame);
+        stats.unanswered_frames.push(p.packet);
     }
 }

@@ -23,7 +23,7 @@ fn b() -> SocketAddr {
 fn run(syn: bool, events: &[(Dir, Vec<u8>)]) -> (Vec<(Kind, SocketAddr, Option<i32>)>, KafkaStats) {
     let mut s = Sessions::new(KafkaConfig::default());
     let mut got = Vec::new();
-    let mut out = |f: &KafkaFrame<'_>| {
+    let mut out = |f: &KafkaMessage<'_>| {
         let corr = f
             .data
             .get(4..8)
@@ -99,7 +99,7 @@ fn a_large_frame_in_small_pieces_is_not_copied_with_each() {
         frame: 1,
     };
     let mut frames = Vec::new();
-    let mut out = |f: &KafkaFrame<'_>| frames.push((f.data.len(), f.cut));
+    let mut out = |f: &KafkaMessage<'_>| frames.push((f.data.len(), f.cut));
     s.on_event(1, 0, opened, &mut out);
     let mut capacities = Vec::new();
     // A small piece of the next request follows the large one.
@@ -244,7 +244,7 @@ fn partial_frames_are_capped_over_all_connections() {
     };
     let mut s = Sessions::new(cfg);
     let mut n = 0;
-    let mut out = |_: &KafkaFrame<'_>| n += 1;
+    let mut out = |_: &KafkaMessage<'_>| n += 1;
     // 100 connections, each holding the first 500 bytes of a 1000-byte request.
     let mut head = 996i32.to_be_bytes().to_vec();
     head.extend_from_slice(&[0, 10, 0, 0, 0, 0, 0, 1, 0, 1, b'c']);
@@ -288,7 +288,7 @@ fn partial_frames_are_capped_over_all_connections() {
 fn tls_on_a_kafka_port_is_named_not_desynced() {
     let mut s = Sessions::new(KafkaConfig::default());
     let mut n = 0;
-    let mut out = |_: &KafkaFrame<'_>| n += 1;
+    let mut out = |_: &KafkaMessage<'_>| n += 1;
     let conn = ConnId(1);
     let server: SocketAddr = "10.0.0.1:9093".parse().unwrap();
     s.on_event(
@@ -337,7 +337,7 @@ fn a_hole_that_ends_a_frame_exactly_does_not_join_it_to_the_next() {
     let r2 = encode_request(10, 0, 2, Some("c"), &json!({"Key": key})).unwrap();
     let mut s = Sessions::new(KafkaConfig::default());
     let mut got = Vec::new();
-    let mut out = |f: &KafkaFrame<'_>| got.push((f.frame, f.data.to_vec(), f.cut));
+    let mut out = |f: &KafkaMessage<'_>| got.push((f.packet, f.data.to_vec(), f.cut));
     let conn = ConnId(1);
     let ev = StreamEvent::Opened {
         conn,

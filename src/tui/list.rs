@@ -6,10 +6,10 @@ use super::layout::fit;
 use super::scroll::Scroll;
 use super::store::Store;
 use super::theme::{self, DIM, REQUEST, RESPONSE, WARNING};
-use crate::proto::Kind;
 use crate::dissect::Record;
-use crate::view::labels::api_label;
+use crate::proto::Kind;
 use crate::select::Filter;
+use crate::view::labels::api_label;
 use crate::view::summary::{self, addr, latency};
 use crossterm::event::KeyCode;
 use ratatui::Frame;
@@ -228,7 +228,7 @@ fn cells(store: &Store, row: usize) -> Option<Cells> {
         }
     };
     Some(Cells {
-        no: r.frame.to_string(),
+        no: r.packet.to_string(),
         time: format!("{rel:.6}"),
         ends: format!("{} → {}", addr(&src), addr(&dst)),
         api,

@@ -39,10 +39,10 @@ const VS_MASK: u16 = 0b11 << VS_SHIFT;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Row {
     /// Packet that completed the message (several messages may share one).
-    pub frame: u64,
+    pub packet: u64,
     pub ts_ns: i64,
     /// Packet of the paired request; 0 when none.
-    request_frame: u64,
+    request_packet: u64,
     /// `i64::MIN` when unknown.
     latency_ns: i64,
     pub wire_size: u64,
@@ -77,8 +77,8 @@ impl Row {
     pub fn correlation_id(&self) -> Option<i32> {
         (self.flags & HAS_CORR != 0).then_some(self.corr)
     }
-    pub fn request_frame(&self) -> Option<u64> {
-        (self.request_frame != 0).then_some(self.request_frame)
+    pub fn request_packet(&self) -> Option<u64> {
+        (self.request_packet != 0).then_some(self.request_packet)
     }
     pub fn latency_ns(&self) -> Option<i64> {
         (self.latency_ns != i64::MIN).then_some(self.latency_ns)
@@ -165,9 +165,9 @@ impl Batch {
         };
         flags |= vs << VS_SHIFT;
         let row = Row {
-            frame: f.packet,
+            packet: f.packet,
             ts_ns: f.ts_ns,
-            request_frame: f.request_packet.unwrap_or(0),
+            request_packet: f.request_packet.unwrap_or(0),
             latency_ns: f.latency_ns.unwrap_or(i64::MIN),
             wire_size: f.wire_size,
             data_at: self.bytes.len() as u64,
@@ -264,10 +264,10 @@ impl Store {
                 Kind::Request => {
                     self.pending.insert((conn, corr), at);
                 }
-                Kind::Response if row.request_frame != 0 => {
+                Kind::Response if row.request_packet != 0 => {
                     if let Some(req) = self.pending.remove(&(conn, corr)) {
                         if let Some(r) = self.rows.get_mut(req as usize) {
-                            if r.frame == row.request_frame {
+                            if r.packet == row.request_packet {
                                 r.pair = at;
                                 row.pair = req;
                             }
@@ -344,7 +344,7 @@ impl Store {
             Kind::Response => codec::decode_response(data, r.api()),
         };
         let rec = Record {
-            packet: r.frame,
+            packet: r.packet,
             ts_ns: r.ts_ns,
             first_ts_ns: self.first_ts_ns(),
             conn,
@@ -354,7 +354,7 @@ impl Store {
             wire_size: r.wire_size,
             cut: r.flags & (CUT | CAPPED) != 0,
             api: r.api(),
-            request_packet: r.request_frame(),
+            request_packet: r.request_packet(),
             latency_ns: r.latency_ns(),
             warnings: self.warnings(i, r),
             msg,

@@ -27,7 +27,7 @@ impl App {
                     self.notice = None;
                 }
                 None => {
-                    let frame = self.store.row(p).map_or(0, |x| x.frame);
+                    let frame = self.store.row(p).map_or(0, |x| x.packet);
                     self.notice = Some((
                         format!("the {other} (frame {frame}) is hidden by the filter"),
                         true,
@@ -56,7 +56,7 @@ impl App {
     /// The store row of the message `t` names: completed by its packet, of its
     /// API and kind (a packet can complete several messages).
     fn find_target(&self, t: &Target) -> Option<usize> {
-        let in_frame = |i: &usize| self.store.row(*i).is_some_and(|r| r.frame == t.frame);
+        let in_frame = |i: &usize| self.store.row(*i).is_some_and(|r| r.packet == t.frame);
         let exact = (0..self.store.len()).filter(in_frame).find(|&i| {
             self.store
                 .row(i)
