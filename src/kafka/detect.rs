@@ -3,9 +3,9 @@
 //! held, then replayed through the framers packet by packet.
 
 use crate::proto::apis;
-use crate::proto::peek_request_header;
+use crate::proto::{peek_i16, peek_i32, peek_request_header, peek_size};
 
-use super::framer::{Framer, frame_size};
+use super::framer::Framer;
 use super::{Conn, KafkaConfig, KafkaMessage, KafkaStats, Stage};
 use crate::tcp::Dir;
 use std::net::SocketAddr;
@@ -80,14 +80,14 @@ pub(super) fn detect(
 /// Whether `b` starts like a request: `None` while too few bytes are there to tell.
 /// `slack` admits versions that many past the newest kwire knows.
 pub(super) fn request_start(b: &[u8], max_frame: u32, slack: i16) -> Option<bool> {
-    let size = frame_size(b)?;
+    let size = peek_size(b)?;
     // Header v1 is at least key, version, correlation id and a client id length.
     if size < 10 || size as u32 > max_frame {
         return Some(false);
     }
     let Some(h) = peek_request_header(b) else {
         // Too short for the whole fixed header: an unknown API key already rules it out.
-        let key = i16::from_be_bytes(b.get(4..6)?.try_into().ok()?);
+        let key = peek_i16(b, 4)?;
         return apis::api_info(key).is_none().then_some(false);
     };
     let Some(info) = apis::api_info(h.api_key) else {
@@ -97,7 +97,7 @@ pub(super) fn request_start(b: &[u8], max_frame: u32, slack: i16) -> Option<bool
     if !(0..=newest).contains(&h.api_version) || h.correlation_id < 0 {
         return Some(false);
     }
-    let len = i16::from_be_bytes(b.get(12..14)?.try_into().ok()?);
+    let len = peek_i16(b, 12)?;
     if len == -1 {
         return Some(true);
     }
@@ -114,13 +114,13 @@ fn frame_corrs(b: &[u8], at: usize, max_frame: u32) -> Vec<i32> {
     let mut out = Vec::new();
     let mut rest = b;
     while out.len() < ECHO_CANDIDATES {
-        let Some(size) = frame_size(rest).filter(|&s| s >= 4 && s as u32 <= max_frame) else {
+        let Some(size) = peek_size(rest).filter(|&s| s >= 4 && s as u32 <= max_frame) else {
             break;
         };
-        let Some(corr) = rest.get(at..at + 4).and_then(|c| c.try_into().ok()) else {
+        let Some(corr) = peek_i32(rest, at) else {
             break;
         };
-        out.push(i32::from_be_bytes(corr));
+        out.push(corr);
         let Some(next) = rest.get(size as usize + 4..) else {
             break;
         };

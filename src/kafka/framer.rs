@@ -2,7 +2,7 @@
 //! their size prefixes, keeps only the head of a frame too large to buffer, and
 //! passes over holes.
 
-use crate::proto::Kind;
+use crate::proto::{Kind, peek_size};
 
 use super::pairing::Pairing;
 use super::{KafkaConfig, KafkaMessage, KafkaStats};
@@ -55,10 +55,6 @@ pub(super) struct Framer {
     pub(super) state: State,
     /// Warnings for the next frame completed in this direction.
     pub(super) notes: Vec<String>,
-}
-
-pub(super) fn frame_size(buf: &[u8]) -> Option<i32> {
-    Some(i32::from_be_bytes(buf.get(..4)?.try_into().ok()?))
 }
 
 impl Framer {
@@ -205,7 +201,7 @@ impl Framer {
                     }
                 }
             }
-            let Some(size) = frame_size(rest) else { break };
+            let Some(size) = peek_size(rest) else { break };
             let min = match self.kind {
                 Kind::Request => 8,
                 Kind::Response => 4,
@@ -309,7 +305,7 @@ impl Framer {
                 }
             }
             State::Framing => {
-                if let Some(size) = frame_size(&self.buf) {
+                if let Some(size) = peek_size(&self.buf) {
                     let total = size as u64 + 4;
                     let have = self.buf.len() as u64;
                     if have + len <= total {
@@ -356,7 +352,7 @@ impl Framer {
         let buf = std::mem::take(&mut self.buf);
         let wire = match self.state {
             State::Skipping { total, .. } => total,
-            _ => frame_size(&buf).map_or(buf.len() as u64, |s| (s.max(0) as u64) + 4),
+            _ => peek_size(&buf).map_or(buf.len() as u64, |s| (s.max(0) as u64) + 4),
         };
         let mut notes = std::mem::take(&mut self.notes);
         notes.push(format!(

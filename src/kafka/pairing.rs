@@ -1,7 +1,7 @@
 //! Pairing: requests wait for their response by correlation id (a response
 //! header names neither API nor version, so it takes both from its request).
 
-use crate::proto::{Kind, peek_request_header};
+use crate::proto::{Kind, peek_request_header, peek_response_correlation};
 
 use super::{KafkaMessage, KafkaStats};
 use std::collections::{HashSet, VecDeque};
@@ -71,11 +71,7 @@ impl Pairing {
             }
             Kind::Response => {
                 stats.responses += 1;
-                let corr = f
-                    .data
-                    .get(4..8)
-                    .and_then(|c| c.try_into().ok())
-                    .map(i32::from_be_bytes);
+                let corr = peek_response_correlation(f.data);
                 let found =
                     corr.and_then(|c| self.pending.iter().position(|p| p.correlation_id == c));
                 match found.and_then(|i| self.pending.remove(i)) {

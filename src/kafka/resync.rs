@@ -1,11 +1,11 @@
 //! Hunting: after lost bytes (or a capture that began mid-stream), looking for
 //! the next offset where a frame plausibly starts.
 
-use crate::proto::Kind;
+use crate::proto::{Kind, peek_response_correlation, peek_size};
 
 use super::KafkaStats;
 use super::detect::{VERSION_SLACK, request_start};
-use super::framer::{Framer, State, frame_size};
+use super::framer::{Framer, State};
 use super::pairing::Pairing;
 use std::collections::HashSet;
 
@@ -90,14 +90,10 @@ fn hunt(b: &[u8], kind: Kind, pairing: &Pairing, max_frame: u32) -> Option<usize
             // Newer clients send versions past the table; detection admits them, so must this.
             Kind::Request => request_start(s, max_frame, VERSION_SLACK) == Some(true),
             Kind::Response => {
-                let Some(size) = frame_size(s) else {
+                let Some(size) = peek_size(s) else {
                     return false;
                 };
-                let Some(corr) = s
-                    .get(4..8)
-                    .and_then(|c| c.try_into().ok())
-                    .map(i32::from_be_bytes)
-                else {
+                let Some(corr) = peek_response_correlation(s) else {
                     return false;
                 };
                 size >= 4

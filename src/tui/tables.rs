@@ -9,7 +9,7 @@ use super::theme::{self, DIM, ERROR, WARNING, WON};
 use crate::analysis::{
     Analysis, At, CoordinatorKey, Epoch, Outcome, PartitionElections, error_label, key_type_name,
 };
-use crate::proto::Kind;
+use crate::proto::{FIND_COORDINATOR, Kind, VOTE};
 use crate::view::escape::escape;
 use crossterm::event::KeyCode;
 use ratatui::Frame;
@@ -112,13 +112,13 @@ fn election_row(part: usize, p: &PartitionElections, e: &Epoch, show_cluster: bo
     let target = match (e.began, e.reported) {
         (Some(b), _) => Some(Target {
             frame: b.frame,
-            api_key: 52,
+            api_key: VOTE,
             kind: Kind::Request,
             what: format!("epoch {}: its first Vote request", e.epoch),
         }),
         (None, Some(r)) => Some(Target {
             frame: r.frame,
-            api_key: 52,
+            api_key: VOTE,
             kind: Kind::Response,
             what: format!("epoch {}: the first response reporting its leader", e.epoch),
         }),
@@ -155,7 +155,7 @@ fn coordinator_row(k: &CoordinatorKey) -> CoordinatorRow {
     };
     let target = k.answers.first().map(|a| Target {
         frame: a.at.frame,
-        api_key: 10,
+        api_key: FIND_COORDINATOR,
         kind: Kind::Response,
         what: format!("{key_type} {}: its first FindCoordinator answer", k.key),
     });
