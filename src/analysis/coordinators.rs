@@ -1,7 +1,7 @@
 //! The coordinator map, from FindCoordinator (API key 10).
 
-use super::{At, int16, int32};
-use crate::codec::{Tree, Value};
+use super::At;
+use crate::apis::find_coordinator;
 use crate::dissect::Record;
 use crate::tcp::ConnId;
 use std::collections::{BTreeMap, HashMap};
@@ -126,17 +126,8 @@ impl Coordinators {
         Some(self.keys.entry(k).or_default())
     }
 
-    pub(super) fn request(&mut self, r: &Record<'_>, t: &Tree<'_>, body: usize) {
-        let key_type = int(t, body, "KeyType").unwrap_or(0);
-        let mut keys: Vec<String> = Vec::new();
-        if let Some(k) = t.str(body, "Key") {
-            keys.push(k.unwrap_or("").to_string());
-        }
-        for e in t.elements(body, "CoordinatorKeys") {
-            if let Some(Value::Str(s)) = t.nodes.get(e).map(|n| n.value) {
-                keys.push(s.unwrap_or("").to_string());
-            }
-        }
+    pub(super) fn request(&mut self, r: &Record<'_>, f: find_coordinator::RequestFacts) {
+        let find_coordinator::RequestFacts { key_type, keys } = f;
         let client_id = r.msg.client_id.map(str::to_string);
         let ip = r.src.ip();
         for k in &keys {
@@ -164,7 +155,7 @@ impl Coordinators {
         }
     }
 
-    pub(super) fn response(&mut self, r: &Record<'_>, t: &Tree<'_>, body: usize) {
+    pub(super) fn response(&mut self, r: &Record<'_>, f: &find_coordinator::ResponseFacts<'_>) {
         let pending = match (r.request_packet, r.msg.correlation_id) {
             (Some(rf), Some(corr)) => self
                 .pending
@@ -172,12 +163,12 @@ impl Coordinators {
                 .filter(|p| p.frame == rf),
             _ => None,
         };
-        let answer = |at: usize, key_type: Option<i8>, key: String| {
-            let error = int16(t, at, "ErrorCode").unwrap_or(0);
+        let answer = |at: &find_coordinator::AnswerFacts<'_>, key_type: Option<i8>, key: String| {
+            let error = at.error;
             let coordinator = (error == 0).then(|| Endpoint {
-                node: int32(t, at, "NodeId").unwrap_or(-1),
-                host: t.str(at, "Host").flatten().unwrap_or("").to_string(),
-                port: int32(t, at, "Port").unwrap_or(-1),
+                node: at.node,
+                host: at.host.to_string(),
+                port: at.port,
             });
             let a = CoordinatorAnswer {
                 at: At::of(r),
@@ -188,21 +179,23 @@ impl Coordinators {
                 latency_ns: r.latency_ns,
                 coordinator,
                 error,
-                error_message: t.str(at, "ErrorMessage").flatten().map(str::to_string),
+                error_message: at.error_message.map(str::to_string),
             };
             ((key_type, key), a)
         };
         let mut answers = Vec::new();
         let key_type = pending.as_ref().map(|p| p.key_type);
-        if t.field(body, "Coordinators").is_some() {
-            for c in t.elements(body, "Coordinators") {
-                let key = t.str(c, "Key").flatten().unwrap_or("").to_string();
-                answers.push(answer(c, key_type, key));
+        if f.batched {
+            for c in &f.answers {
+                answers.push(answer(c, key_type, c.key.to_string()));
             }
         } else {
-            match pending.as_ref().and_then(|p| p.keys.first()) {
-                Some(k) => answers.push(answer(body, key_type, k.clone())),
-                None => self.without_key += 1,
+            match (
+                pending.as_ref().and_then(|p| p.keys.first()),
+                f.answers.first(),
+            ) {
+                (Some(k), Some(a)) => answers.push(answer(a, key_type, k.clone())),
+                _ => self.without_key += 1,
             }
         }
         for (key, a) in answers {
@@ -275,8 +268,4 @@ impl Coordinators {
             keys_not_kept: self.keys_not_kept,
         }
     }
-}
-
-fn int(t: &Tree<'_>, parent: usize, name: &str) -> Option<i8> {
-    t.int(parent, name).and_then(|v| i8::try_from(v).ok())
 }

@@ -5,12 +5,12 @@
 //! epoch E is listed under E + 1, the epoch it would start (a prospective
 //! candidate does not bump its epoch; its Vote then carries E + 1).
 
-use super::{At, int16, int32};
-use crate::codec::Tree;
+use super::At;
+use crate::apis::vote;
 use crate::dissect::Record;
 use crate::tcp::ConnId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 
 /// Ballots kept over the whole run; later Vote requests are only counted.
 const MAX_BALLOTS: usize = 100_000;
@@ -200,89 +200,84 @@ pub(super) struct Elections {
 }
 
 impl Elections {
-    pub(super) fn request(&mut self, r: &Record<'_>, t: &Tree<'_>, body: usize) {
+    pub(super) fn request(&mut self, r: &Record<'_>, f: &vote::RequestFacts<'_>) {
         let at = At::of(r);
         let version = r.msg.api_version.unwrap_or(0);
-        let cluster = t.str(body, "ClusterId").flatten().map(str::to_string);
-        let voter_id = int32(t, body, "VoterId").filter(|v| *v >= 0);
+        let cluster = f.cluster_id.map(str::to_string);
+        let voter_id = f.voter_id.filter(|v| *v >= 0);
         if let Some(v) = voter_id {
             self.addr_nodes.insert(r.dst, v);
         }
         let voter = voter_id.map_or(Voter::Addr(r.dst), Voter::Node);
         let mut pending = Vec::new();
-        for topic in t.elements(body, "Topics") {
-            let name = t.str(topic, "TopicName").flatten().unwrap_or("");
-            for p in t.elements(topic, "Partitions") {
-                if self.ballots >= MAX_BALLOTS {
-                    self.not_kept += 1;
-                    continue;
-                }
-                let partition = int32(t, p, "PartitionIndex").unwrap_or(0);
-                let candidate = int32(t, p, "ReplicaId").unwrap_or(-1);
-                let replica_epoch = int32(t, p, "ReplicaEpoch").unwrap_or(-1);
-                let pre_vote = t.bool(p, "PreVote").unwrap_or(false);
-                let epoch = if pre_vote {
-                    replica_epoch.saturating_add(1)
-                } else {
-                    replica_epoch
-                };
-                let key = (cluster.clone(), name.to_string(), partition);
-                let nodes = &self.addr_nodes;
-                let part = self.parts.entry(key.clone()).or_default();
-                if candidate >= 0 {
-                    part.nodes.insert(candidate);
-                }
-                if let Voter::Node(v) = voter {
-                    part.nodes.insert(v);
-                }
-                let cands = part.epochs.entry(epoch).or_default();
-                // A candidate asking a voter it already asked starts a new round.
-                let open = cands.iter().rposition(|c| {
-                    c.candidate == candidate
-                        && c.pre_vote == pre_vote
-                        && c.replica_epoch == replica_epoch
-                });
-                let idx = match open {
-                    Some(i)
-                        if cands.get(i).is_some_and(|c| {
-                            c.ballots
-                                .iter()
-                                .all(|b| resolve(nodes, b.voter) != resolve(nodes, voter))
-                        }) =>
-                    {
-                        i
-                    }
-                    _ => {
-                        cands.push(Candidacy {
-                            candidate,
-                            pre_vote,
-                            replica_epoch,
-                            last_offset: t.int(p, "LastOffset").unwrap_or(-1),
-                            last_offset_epoch: int32(t, p, "LastOffsetEpoch").unwrap_or(-1),
-                            ballots: Vec::new(),
-                        });
-                        cands.len() - 1
-                    }
-                };
-                let Some(c) = cands.get_mut(idx) else {
-                    continue;
-                };
-                c.ballots.push(Ballot {
-                    voter,
-                    request: at,
-                    version,
-                    answer: None,
-                });
-                self.ballots += 1;
-                pending.push(PendingBallot {
-                    key,
-                    topic: name.to_string(),
-                    partition,
-                    epoch,
-                    candidacy: idx,
-                    ballot: c.ballots.len() - 1,
-                });
+        for p in &f.partitions {
+            if self.ballots >= MAX_BALLOTS {
+                self.not_kept += 1;
+                continue;
             }
+            let (name, partition, candidate) = (p.topic, p.partition, p.replica_id);
+            let (replica_epoch, pre_vote) = (p.replica_epoch, p.pre_vote);
+            let epoch = if pre_vote {
+                replica_epoch.saturating_add(1)
+            } else {
+                replica_epoch
+            };
+            let key = (cluster.clone(), name.to_string(), partition);
+            let nodes = &self.addr_nodes;
+            let part = self.parts.entry(key.clone()).or_default();
+            if candidate >= 0 {
+                part.nodes.insert(candidate);
+            }
+            if let Voter::Node(v) = voter {
+                part.nodes.insert(v);
+            }
+            let cands = part.epochs.entry(epoch).or_default();
+            // A candidate asking a voter it already asked starts a new round.
+            let open = cands.iter().rposition(|c| {
+                c.candidate == candidate
+                    && c.pre_vote == pre_vote
+                    && c.replica_epoch == replica_epoch
+            });
+            let idx = match open {
+                Some(i)
+                    if cands.get(i).is_some_and(|c| {
+                        c.ballots
+                            .iter()
+                            .all(|b| resolve(nodes, b.voter) != resolve(nodes, voter))
+                    }) =>
+                {
+                    i
+                }
+                _ => {
+                    cands.push(Candidacy {
+                        candidate,
+                        pre_vote,
+                        replica_epoch,
+                        last_offset: p.last_offset,
+                        last_offset_epoch: p.last_offset_epoch,
+                        ballots: Vec::new(),
+                    });
+                    cands.len() - 1
+                }
+            };
+            let Some(c) = cands.get_mut(idx) else {
+                continue;
+            };
+            c.ballots.push(Ballot {
+                voter,
+                request: at,
+                version,
+                answer: None,
+            });
+            self.ballots += 1;
+            pending.push(PendingBallot {
+                key,
+                topic: name.to_string(),
+                partition,
+                epoch,
+                candidacy: idx,
+                ballot: c.ballots.len() - 1,
+            });
         }
         if let (Some(corr), false) = (r.msg.correlation_id, pending.is_empty()) {
             if self.pending.len() >= MAX_PENDING {
@@ -298,7 +293,7 @@ impl Elections {
         }
     }
 
-    pub(super) fn response(&mut self, r: &Record<'_>, t: &Tree<'_>, body: usize) {
+    pub(super) fn response(&mut self, r: &Record<'_>, f: &vote::ResponseFacts<'_>) {
         let at = At::of(r);
         let pending = match (r.request_packet, r.msg.correlation_id) {
             (Some(rf), Some(corr)) => self
@@ -307,56 +302,46 @@ impl Elections {
                 .filter(|p| p.frame == rf),
             _ => None,
         };
-        for e in t.elements(body, "NodeEndpoints") {
-            let host = t
-                .str(e, "Host")
-                .flatten()
-                .and_then(|h| h.parse::<IpAddr>().ok());
-            let port = t.int(e, "Port").and_then(|p| u16::try_from(p).ok());
-            if let (Some(id), Some(ip), Some(port)) = (int32(t, e, "NodeId"), host, port) {
-                self.addr_nodes.insert(SocketAddr::new(ip, port), id);
-            }
+        for &(id, addr) in &f.endpoints {
+            self.addr_nodes.insert(addr, id);
         }
-        let top_error = int16(t, body, "ErrorCode").unwrap_or(0);
-        for topic in t.elements(body, "Topics") {
-            let name = t.str(topic, "TopicName").flatten().unwrap_or("");
-            for p in t.elements(topic, "Partitions") {
-                let partition = int32(t, p, "PartitionIndex").unwrap_or(0);
-                let answer = Answer {
-                    at,
-                    latency_ns: r.latency_ns,
-                    granted: t.bool(p, "VoteGranted").unwrap_or(false),
-                    error: int16(t, p, "ErrorCode").unwrap_or(0),
-                    top_error,
-                    leader_id: int32(t, p, "LeaderId").unwrap_or(-1),
-                    leader_epoch: int32(t, p, "LeaderEpoch").unwrap_or(-1),
-                };
-                let asked = pending.as_ref().and_then(|pd| {
-                    pd.ballots
-                        .iter()
-                        .find(|b| b.topic == name && b.partition == partition)
-                });
-                let key = match asked {
-                    Some(b) => b.key.clone(),
-                    None => (None, name.to_string(), partition),
-                };
-                let part = self.parts.entry(key).or_default();
-                if answer.leader_id >= 0 {
-                    part.nodes.insert(answer.leader_id);
-                    part.reports
-                        .entry((answer.leader_epoch, answer.leader_id))
-                        .or_insert((at, 0))
-                        .1 += 1;
-                }
-                if let Some(b) = asked {
-                    if let Some(ballot) = part
-                        .epochs
-                        .get_mut(&b.epoch)
-                        .and_then(|c| c.get_mut(b.candidacy))
-                        .and_then(|c| c.ballots.get_mut(b.ballot))
-                    {
-                        ballot.answer = Some(answer);
-                    }
+        let top_error = f.top_error;
+        for p in &f.partitions {
+            let (name, partition) = (p.topic, p.partition);
+            let answer = Answer {
+                at,
+                latency_ns: r.latency_ns,
+                granted: p.granted,
+                error: p.error,
+                top_error,
+                leader_id: p.leader_id,
+                leader_epoch: p.leader_epoch,
+            };
+            let asked = pending.as_ref().and_then(|pd| {
+                pd.ballots
+                    .iter()
+                    .find(|b| b.topic == name && b.partition == partition)
+            });
+            let key = match asked {
+                Some(b) => b.key.clone(),
+                None => (None, name.to_string(), partition),
+            };
+            let part = self.parts.entry(key).or_default();
+            if answer.leader_id >= 0 {
+                part.nodes.insert(answer.leader_id);
+                part.reports
+                    .entry((answer.leader_epoch, answer.leader_id))
+                    .or_insert((at, 0))
+                    .1 += 1;
+            }
+            if let Some(b) = asked {
+                if let Some(ballot) = part
+                    .epochs
+                    .get_mut(&b.epoch)
+                    .and_then(|c| c.get_mut(b.candidacy))
+                    .and_then(|c| c.ballots.get_mut(b.ballot))
+                {
+                    ballot.answer = Some(answer);
                 }
             }
         }

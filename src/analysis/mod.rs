@@ -26,7 +26,7 @@ pub use json::to_json;
 pub use text::render_text;
 
 use crate::apis::{self as api_table, Track};
-use crate::codec::{Kind, Tree};
+use crate::codec::Kind;
 use crate::dissect::Record;
 
 /// Where in the capture something happened: the packet that completed the message, and its time.
@@ -98,10 +98,22 @@ impl Analyzer {
             return;
         };
         match (api.track, m.kind) {
-            (Track::Elections, Kind::Request) => self.elections.request(r, &m.tree, body),
-            (Track::Elections, Kind::Response) => self.elections.response(r, &m.tree, body),
-            (Track::Coordinators, Kind::Request) => self.coordinators.request(r, &m.tree, body),
-            (Track::Coordinators, Kind::Response) => self.coordinators.response(r, &m.tree, body),
+            (Track::Elections, Kind::Request) => {
+                let f = api_table::vote::request_facts(&m.tree, body);
+                self.elections.request(r, &f);
+            }
+            (Track::Elections, Kind::Response) => {
+                let f = api_table::vote::response_facts(&m.tree, body);
+                self.elections.response(r, &f);
+            }
+            (Track::Coordinators, Kind::Request) => {
+                let f = api_table::find_coordinator::request_facts(&m.tree, body);
+                self.coordinators.request(r, f);
+            }
+            (Track::Coordinators, Kind::Response) => {
+                let f = api_table::find_coordinator::response_facts(&m.tree, body);
+                self.coordinators.response(r, &f);
+            }
         }
     }
 
@@ -126,14 +138,4 @@ impl Analyzer {
 /// Kafka's name for an error code, or `error N`.
 pub fn error_label(code: i16) -> String {
     crate::view::labels::error(i64::from(code))
-}
-
-// ---- reading the value tree -------------------------------------------------
-
-fn int32(t: &Tree<'_>, parent: usize, name: &str) -> Option<i32> {
-    t.int(parent, name).and_then(|v| i32::try_from(v).ok())
-}
-
-fn int16(t: &Tree<'_>, parent: usize, name: &str) -> Option<i16> {
-    t.int(parent, name).and_then(|v| i16::try_from(v).ok())
 }

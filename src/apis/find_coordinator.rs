@@ -1,7 +1,7 @@
 //! FindCoordinator (key 10): which broker coordinates a group, a transaction or a share
 //! group. Its summary details and the names of its key types.
 
-use super::{Api, Track};
+use super::{Api, Track, int16, int32};
 use crate::apis;
 use crate::codec::{Kind, Tree, Value};
 use crate::proto::FIND_COORDINATOR;
@@ -83,4 +83,67 @@ fn response(t: &Tree<'_>, body: usize) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// What the coordinator map needs from a FindCoordinator request.
+pub(crate) struct RequestFacts {
+    /// 0 (group) when absent, as in versions before 1.
+    pub key_type: i8,
+    /// `Key` (before v4) or `CoordinatorKeys` (v4+); a null key reads as "".
+    pub keys: Vec<String>,
+}
+
+pub(crate) fn request_facts(t: &Tree<'_>, body: usize) -> RequestFacts {
+    let key_type = t
+        .int(body, "KeyType")
+        .and_then(|v| i8::try_from(v).ok())
+        .unwrap_or(0);
+    let mut keys: Vec<String> = Vec::new();
+    if let Some(k) = t.str(body, "Key") {
+        keys.push(k.unwrap_or("").to_string());
+    }
+    for e in t.elements(body, "CoordinatorKeys") {
+        if let Some(Value::Str(s)) = t.nodes.get(e).map(|n| n.value) {
+            keys.push(s.unwrap_or("").to_string());
+        }
+    }
+    RequestFacts { key_type, keys }
+}
+
+/// What the coordinator map needs from a FindCoordinator response.
+pub(crate) struct ResponseFacts<'a> {
+    /// v4+: one answer per key, each naming its key. Before: one answer for the request's key.
+    pub batched: bool,
+    pub answers: Vec<AnswerFacts<'a>>,
+}
+
+/// One answer; absent fields read as -1 (0 for the error, "" for host and key).
+pub(crate) struct AnswerFacts<'a> {
+    pub key: &'a str,
+    pub error: i16,
+    pub node: i32,
+    pub host: &'a str,
+    pub port: i32,
+    pub error_message: Option<&'a str>,
+}
+
+pub(crate) fn response_facts<'a>(t: &Tree<'a>, body: usize) -> ResponseFacts<'a> {
+    let answer = |at: usize| AnswerFacts {
+        key: t.str(at, "Key").flatten().unwrap_or(""),
+        error: int16(t, at, "ErrorCode").unwrap_or(0),
+        node: int32(t, at, "NodeId").unwrap_or(-1),
+        host: t.str(at, "Host").flatten().unwrap_or(""),
+        port: int32(t, at, "Port").unwrap_or(-1),
+        error_message: t.str(at, "ErrorMessage").flatten(),
+    };
+    let batched = t.field(body, "Coordinators").is_some();
+    let answers = if batched {
+        t.elements(body, "Coordinators")
+            .into_iter()
+            .map(answer)
+            .collect()
+    } else {
+        vec![answer(body)]
+    };
+    ResponseFacts { batched, answers }
 }

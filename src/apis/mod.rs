@@ -48,6 +48,16 @@ pub(crate) fn string(t: &Tree<'_>, parent: usize, name: &str) -> Option<String> 
     )
 }
 
+/// An `i32` field; `None` when absent or out of range.
+pub(crate) fn int32(t: &Tree<'_>, parent: usize, name: &str) -> Option<i32> {
+    t.int(parent, name).and_then(|v| i32::try_from(v).ok())
+}
+
+/// An `i16` field; `None` when absent or out of range.
+pub(crate) fn int16(t: &Tree<'_>, parent: usize, name: &str) -> Option<i16> {
+    t.int(parent, name).and_then(|v| i16::try_from(v).ok())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
