@@ -4,9 +4,9 @@
 mod cli;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use kwire::pipeline::{Config, Limits, parse_size};
-use kwire::select::Selection;
-use kwire::view::printer::{Format, Printer};
+use kwire::Selection;
+use kwire::{Config, Limits, parse_size};
+use kwire::{Format, Printer};
 use std::process::ExitCode;
 
 #[derive(Parser)]

@@ -2,8 +2,7 @@
 
 use super::{ended, open_failed, report};
 use crate::{ReadArgs, StatsArgs, StatsFormat};
-use kwire::capture::Source;
-use kwire::pipeline;
+use kwire::Source;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::process::ExitCode;
@@ -20,7 +19,7 @@ pub(crate) fn read(args: &ReadArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return open_failed(&args.file, e),
     };
-    let (stats, end) = pipeline::run(&mut source, args.out.common.config(false), &mut |r| {
+    let (stats, end) = kwire::run(&mut source, args.out.common.config(false), &mut |r| {
         printer.print(r)
     });
     printer.finish();
@@ -35,18 +34,16 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return open_failed(&args.file, e),
     };
-    let mut analyzer = kwire::analysis::Analyzer::new();
-    let (run, end) = pipeline::run(&mut source, args.common.config(false), &mut |r| {
+    let mut analyzer = kwire::Analyzer::new();
+    let (run, end) = kwire::run(&mut source, args.common.config(false), &mut |r| {
         analyzer.record(r);
         ControlFlow::Continue(())
     });
     let a = analyzer.analysis();
     let text = match args.format {
-        StatsFormat::Text => {
-            kwire::analysis::render_text(&a, io::IsTerminal::is_terminal(&io::stdout()))
-        }
+        StatsFormat::Text => kwire::analysis_text(&a, io::IsTerminal::is_terminal(&io::stdout())),
         StatsFormat::Json => {
-            let mut s = kwire::analysis::to_json(&a).to_string();
+            let mut s = kwire::analysis_json(&a).to_string();
             s.push('\n');
             s
         }

@@ -2,9 +2,7 @@
 
 use super::{open_failed, report};
 use crate::{LiveArgs, TuiArgs};
-use kwire::capture::{LiveOptions, Source};
-use kwire::pipeline::{self, End};
-use kwire::select::Filter;
+use kwire::{End, Filter, LiveOptions, Source};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,7 +35,7 @@ pub(crate) fn live(args: &LiveArgs) -> ExitCode {
     }
     let cfg = args.out.common.config(true);
     eprintln!("kwire: capturing on {} (filter: {})", args.iface, args.bpf);
-    let (stats, end) = pipeline::run(&mut source, cfg, &mut |r| printer.print(r));
+    let (stats, end) = kwire::run(&mut source, cfg, &mut |r| printer.print(r));
     printer.finish();
     let flushed = source.flush();
     let pcap_stats = source.live_stats();
@@ -60,17 +58,17 @@ pub(crate) fn live(args: &LiveArgs) -> ExitCode {
 }
 
 pub(crate) fn tui(args: &TuiArgs) -> ExitCode {
-    use kwire::tui;
+    use kwire::{TuiInput, TuiOptions, run_tui};
     if let Err(e) = Filter::parse(args.filter.as_deref().unwrap_or("")) {
         eprintln!("kwire: {e}");
         return ExitCode::from(1);
     }
     let input = match (&args.iface, &args.file) {
-        (Some(iface), _) => match tui::Input::live(iface, &args.bpf) {
+        (Some(iface), _) => match TuiInput::live(iface, &args.bpf) {
             Ok(i) => i,
             Err(e) => return open_failed(iface, e),
         },
-        (None, Some(file)) => match tui::Input::file(file) {
+        (None, Some(file)) => match TuiInput::file(file) {
             Ok(i) => i,
             Err(e) => return open_failed(file, e),
         },
@@ -79,11 +77,11 @@ pub(crate) fn tui(args: &TuiArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let opts = tui::Options {
+    let opts = TuiOptions {
         config: args.common.config(args.iface.is_some()),
         filter: args.filter.clone(),
     };
-    match tui::run(input, opts) {
+    match run_tui(input, opts) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("kwire: terminal: {e}");

@@ -6,8 +6,8 @@ mod live;
 pub(crate) use files::{read, stats};
 pub(crate) use live::{live, tui};
 
-use kwire::capture::CaptureError;
-use kwire::pipeline::{End, RunStats};
+use kwire::CaptureError;
+use kwire::{End, RunStats};
 use std::process::ExitCode;
 
 /// One line per capture problem, with a hint at the fix; exit status 1.
@@ -33,7 +33,7 @@ pub(crate) fn ended(end: End) -> ExitCode {
 
 /// The end-of-run statistics, on stderr.
 pub(crate) fn report(s: &RunStats) {
-    eprint!("{}", kwire::view::report::render(s));
+    eprint!("{}", kwire::report_text(s));
 }
 
 pub(crate) fn interfaces() -> ExitCode {
