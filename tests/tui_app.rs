@@ -375,7 +375,7 @@ fn the_elections_table_matches_kwire_stats() {
                 r.epoch,
                 r.outcome.as_str(),
                 r.leader,
-                r.target.as_ref().map(|t| t.frame),
+                r.target.as_ref().map(|t| t.packet),
             )
         })
         .collect();

@@ -97,7 +97,7 @@ struct KeyState {
 }
 
 struct Pending {
-    frame: u64,
+    packet: u64,
     key_type: i8,
     keys: Vec<String>,
     client_id: Option<String>,
@@ -138,15 +138,15 @@ impl Coordinators {
         }
         if let Some(corr) = r.msg.correlation_id {
             if self.pending.len() >= MAX_PENDING {
-                let mut frames: Vec<u64> = self.pending.values().map(|p| p.frame).collect();
+                let mut frames: Vec<u64> = self.pending.values().map(|p| p.packet).collect();
                 frames.sort_unstable();
                 let cut = frames.get(frames.len() / 2).copied().unwrap_or(0);
-                self.pending.retain(|_, p| p.frame >= cut);
+                self.pending.retain(|_, p| p.packet >= cut);
             }
             self.pending.insert(
                 (r.conn, corr),
                 Pending {
-                    frame: r.packet,
+                    packet: r.packet,
                     key_type,
                     keys,
                     client_id,
@@ -160,7 +160,7 @@ impl Coordinators {
             (Some(rf), Some(corr)) => self
                 .pending
                 .remove(&(r.conn, corr))
-                .filter(|p| p.frame == rf),
+                .filter(|p| p.packet == rf),
             _ => None,
         };
         let answer = |at: &find_coordinator::AnswerFacts<'_>, key_type: Option<i8>, key: String| {

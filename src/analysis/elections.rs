@@ -185,7 +185,7 @@ struct PendingBallot {
 }
 
 struct Pending {
-    frame: u64,
+    packet: u64,
     ballots: Vec<PendingBallot>,
 }
 
@@ -286,7 +286,7 @@ impl Elections {
             self.pending.insert(
                 (r.conn, corr),
                 Pending {
-                    frame: at.frame,
+                    packet: at.packet,
                     ballots: pending,
                 },
             );
@@ -299,7 +299,7 @@ impl Elections {
             (Some(rf), Some(corr)) => self
                 .pending
                 .remove(&(r.conn, corr))
-                .filter(|p| p.frame == rf),
+                .filter(|p| p.packet == rf),
             _ => None,
         };
         for &(id, addr) in &f.endpoints {
@@ -460,7 +460,7 @@ fn build_epoch(e: i32, candidacies: Vec<Candidacy>, majority: usize, part: &Part
     if reports.len() > 1 {
         let list: Vec<String> = reports
             .iter()
-            .map(|(l, at, n)| format!("node {l} ({n}×, first in frame {})", at.frame))
+            .map(|(l, at, n)| format!("node {l} ({n}×, first in frame {})", at.packet))
             .collect();
         notes.push(format!(
             "responses disagree on the leader: {}",
@@ -580,8 +580,8 @@ fn resolve(nodes: &HashMap<SocketAddr, i32>, v: Voter) -> Voter {
 
 /// Drops the older half of the pending requests (they are most likely never answered).
 fn forget_oldest(pending: &mut HashMap<(ConnId, i32), Pending>) {
-    let mut frames: Vec<u64> = pending.values().map(|p| p.frame).collect();
+    let mut frames: Vec<u64> = pending.values().map(|p| p.packet).collect();
     frames.sort_unstable();
     let cut = frames.get(frames.len() / 2).copied().unwrap_or(0);
-    pending.retain(|_, p| p.frame >= cut);
+    pending.retain(|_, p| p.packet >= cut);
 }

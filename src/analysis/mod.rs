@@ -32,14 +32,14 @@ use crate::dissect::Record;
 /// Where in the capture something happened: the packet that completed the message, and its time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct At {
-    pub frame: u64,
+    pub packet: u64,
     pub ts_ns: i64,
 }
 
 impl At {
     fn of(r: &Record<'_>) -> At {
         At {
-            frame: r.packet,
+            packet: r.packet,
             ts_ns: r.ts_ns,
         }
     }
