@@ -46,7 +46,7 @@ fn run(syn: bool, events: &[(Dir, Vec<u8>)]) -> (Vec<(Kind, SocketAddr, Option<i
             a: a(),
             b: b(),
             syn_seen: syn,
-            frame: 1,
+            packet: 1,
         },
         &mut out,
     );
@@ -96,7 +96,7 @@ fn a_large_frame_in_small_pieces_is_not_copied_with_each() {
         a: a(),
         b: b(),
         syn_seen: true,
-        frame: 1,
+        packet: 1,
     };
     let mut frames = Vec::new();
     let mut out = |f: &KafkaMessage<'_>| frames.push((f.data.len(), f.cut));
@@ -261,7 +261,7 @@ fn partial_frames_are_capped_over_all_connections() {
                 a: client,
                 b: server,
                 syn_seen: true,
-                frame: 1,
+                packet: 1,
             },
             &mut out,
         );
@@ -299,7 +299,7 @@ fn tls_on_a_kafka_port_is_named_not_desynced() {
             a: a(),
             b: server,
             syn_seen: true,
-            frame: 1,
+            packet: 1,
         },
         &mut out,
     );
@@ -344,7 +344,7 @@ fn a_hole_that_ends_a_frame_exactly_does_not_join_it_to_the_next() {
         a: a(),
         b: b(),
         syn_seen: true,
-        frame: 1,
+        packet: 1,
     };
     s.on_event(1, 0, ev, &mut out);
     let data = |data| StreamEvent::Data {

@@ -54,7 +54,7 @@ pub enum StreamEvent<'a> {
         b: SocketAddr,
         syn_seen: bool,
         /// Packet number of the packet that opened it.
-        frame: u64,
+        packet: u64,
     },
     /// In-order bytes; `stream_offset` counts delivered bytes and gaps since
     /// the stream start.
@@ -246,7 +246,7 @@ impl Reassembler {
 
     /// Feeds one segment. `frame` is the 1-based packet number, `ts_ns` the
     /// packet time; events for bytes this packet completes are emitted now.
-    pub fn push(&mut self, frame: u64, ts_ns: i64, seg: &TcpSegment<'_>, out: Out<'_>) {
+    pub fn push(&mut self, packet: u64, ts_ns: i64, seg: &TcpSegment<'_>, out: Out<'_>) {
         self.stats.segments += 1;
         if let Some(timeout) = self.cfg.idle_timeout_ns {
             self.expire_idle(ts_ns, timeout, out);
@@ -276,7 +276,7 @@ impl Reassembler {
                     self.stats.after_close += 1;
                     return;
                 }
-                self.open(key, frame, ts_ns, seg, out);
+                self.open(key, packet, ts_ns, seg, out);
             }
             Some((false, from_a, a_isn)) if pure_syn => {
                 if from_a && a_isn == Some(seg.seq) {
@@ -287,7 +287,7 @@ impl Reassembler {
                 // A new SYN with another ISN: the endpoints are being reused.
                 self.stats.reused += 1;
                 self.close(key, CloseReason::Reused, out);
-                self.open(key, frame, ts_ns, seg, out);
+                self.open(key, packet, ts_ns, seg, out);
             }
             Some((false, _, _)) => self.touch(key, ts_ns),
         }
@@ -373,7 +373,7 @@ impl Reassembler {
         self.dead.clear();
     }
 
-    fn open(&mut self, key: FlowKey, frame: u64, ts_ns: i64, seg: &TcpSegment<'_>, out: Out<'_>) {
+    fn open(&mut self, key: FlowKey, packet: u64, ts_ns: i64, seg: &TcpSegment<'_>, out: Out<'_>) {
         if self.conns.contains_key(&key) {
             // Replacing a tombstone.
             self.forget(key);
@@ -419,7 +419,7 @@ impl Reassembler {
             a,
             b,
             syn_seen: seg.syn,
-            frame,
+            packet,
         });
     }
 
