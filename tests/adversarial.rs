@@ -261,9 +261,9 @@ fn flood_of_never_answered_requests() {
     assert_eq!(k.requests, 5000);
     assert_eq!(k.pending_evicted, 5000 - 64);
     assert_eq!(k.unanswered.values().sum::<u64>(), 5000);
-    assert_eq!(k.unanswered_frames.len(), 20);
+    assert_eq!(k.unanswered_packets.len(), 20);
     assert_eq!(
-        k.unanswered_frames[0], 4,
+        k.unanswered_packets[0], 4,
         "the first request, after the handshake"
     );
 }

@@ -118,7 +118,7 @@ pub struct KafkaStats {
     /// Requests never answered, by (API key, version).
     pub unanswered: BTreeMap<(i16, i16), u64>,
     /// The first few unanswered requests' packet numbers.
-    pub unanswered_frames: Vec<u64>,
+    pub unanswered_packets: Vec<u64>,
 }
 
 /// Where a connection stands.

@@ -98,7 +98,7 @@ impl Pairing {
 
 fn record_unanswered(stats: &mut KafkaStats, p: &Pending) {
     *stats.unanswered.entry(p.api).or_default() += 1;
-    if stats.unanswered_frames.len() < UNANSWERED_LISTED {
-        stats.unanswered_frames.push(p.packet);
+    if stats.unanswered_packets.len() < UNANSWERED_LISTED {
+        stats.unanswered_packets.push(p.packet);
     }
 }

@@ -57,7 +57,7 @@ pub fn render(s: &RunStats) -> String {
                 .iter()
                 .map(|((key, v), c)| format!("{} v{v} ×{c}", api_label(*key)))
                 .collect();
-            let frames: Vec<String> = k.unanswered_frames.iter().map(u64::to_string).collect();
+            let frames: Vec<String> = k.unanswered_packets.iter().map(u64::to_string).collect();
             writeln!(
                 e,
                 "  unanswered: {} (frames {}{})",
