@@ -9,11 +9,11 @@
 )]
 
 mod decode;
-pub mod encode;
-pub mod error;
+mod encode;
+mod error;
 mod frame;
-pub mod schema;
-pub mod tree;
+mod schema;
+mod tree;
 
 pub use crate::proto::Kind;
 pub use encode::{EncodeError, encode_request, encode_response};

@@ -5,7 +5,7 @@
 mod half;
 
 use crate::net::TcpSegment;
-use half::{Ctx, Half};
+use half::{Ctx, HalfStream};
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 
@@ -170,12 +170,12 @@ impl FlowKey {
 }
 
 #[derive(Debug)]
-struct Conn {
+struct TcpConn {
     id: ConnId,
     a: SocketAddr,
     b: SocketAddr,
-    ab: Half,
-    ba: Half,
+    ab: HalfStream,
+    ba: HalfStream,
     /// Closed connections stay as tombstones so late retransmissions and
     /// final ACKs do not open phantom connections.
     closed: bool,
@@ -184,8 +184,8 @@ struct Conn {
     tick: u64,
 }
 
-impl Conn {
-    fn halves(&mut self, dir: Dir) -> (&mut Half, &mut Half) {
+impl TcpConn {
+    fn halves(&mut self, dir: Dir) -> (&mut HalfStream, &mut HalfStream) {
         match dir {
             Dir::AtoB => (&mut self.ab, &mut self.ba),
             Dir::BtoA => (&mut self.ba, &mut self.ab),
@@ -198,7 +198,7 @@ impl Conn {
 pub struct Reassembler {
     cfg: TcpConfig,
     stats: TcpStats,
-    conns: HashMap<FlowKey, Conn>,
+    conns: HashMap<FlowKey, TcpConn>,
     /// Open connections by last use, oldest first.
     live: BTreeMap<u64, FlowKey>,
     /// Tombstones by time of closing, oldest first.
@@ -403,12 +403,12 @@ impl Reassembler {
         self.live.insert(self.tick, key);
         self.conns.insert(
             key,
-            Conn {
+            TcpConn {
                 id,
                 a,
                 b,
-                ab: Half::default(),
-                ba: Half::default(),
+                ab: HalfStream::default(),
+                ba: HalfStream::default(),
                 closed: false,
                 last_ts: ts_ns,
                 tick: self.tick,
@@ -465,8 +465,8 @@ impl Reassembler {
             conn.halves(dir).0.flush(&mut ctx);
         }
         // Free buffers; keep only what identifies the tombstone.
-        conn.ab = Half::default();
-        conn.ba = Half::default();
+        conn.ab = HalfStream::default();
+        conn.ba = HalfStream::default();
         conn.closed = true;
         live.remove(&conn.tick);
         *tick += 1;
