@@ -6,7 +6,7 @@ use crate::codec::apis;
 use crate::codec::peek_request_header;
 
 use super::framer::{Framer, frame_size};
-use super::{Conn, KafkaConfig, KafkaFrame, KafkaStats, Stage};
+use super::{Confirm, Conn, KafkaConfig, KafkaFrame, KafkaStats, Stage};
 use crate::tcp::Dir;
 use std::net::SocketAddr;
 
@@ -66,6 +66,7 @@ pub(super) fn is_tls(b: &[u8]) -> bool {
 pub(super) fn detect(
     conn: &mut Conn,
     cfg: &KafkaConfig,
+    confirm: Option<&Confirm>,
     closing: bool,
     stats: &mut KafkaStats,
     out: &mut dyn FnMut(&KafkaFrame<'_>),
@@ -74,15 +75,19 @@ pub(super) fn detect(
         return;
     };
     let role = decide(held, conn.syn_seen, cfg, closing);
-    settle(conn, role, cfg, stats, out);
+    settle(conn, role, cfg, confirm, stats, out);
 }
 
 /// Whether `b` starts like a request: `None` while too few bytes are there to tell.
 /// `slack` admits versions that many past the newest kwire knows.
+///
+/// Anything the protocol allows passes: any correlation id (they wrap, and some
+/// clients start anywhere), a null client id or any UTF-8 one without control
+/// characters, and the v0 header (no client id) where an API still uses it.
 pub(super) fn request_start(b: &[u8], max_frame: u32, slack: i16) -> Option<bool> {
     let size = frame_size(b)?;
-    // Header v1 is at least key, version, correlation id and a client id length.
-    if size < 10 || size as u32 > max_frame {
+    // Header v0 is key, version and correlation id.
+    if size < 8 || size as u32 > max_frame {
         return Some(false);
     }
     let Some(h) = peek_request_header(b) else {
@@ -94,7 +99,14 @@ pub(super) fn request_start(b: &[u8], max_frame: u32, slack: i16) -> Option<bool
         return Some(false);
     };
     let newest = info.max_version.saturating_add(slack);
-    if !(0..=newest).contains(&h.api_version) || h.correlation_id < 0 {
+    if !(0..=newest).contains(&h.api_version) {
+        return Some(false);
+    }
+    if info.request_header_version(h.api_version) == 0 {
+        return Some(true);
+    }
+    // Header v1 and v2 add the client id's length.
+    if size < 10 {
         return Some(false);
     }
     let len = i16::from_be_bytes(b.get(12..14)?.try_into().ok()?);
@@ -105,7 +117,15 @@ pub(super) fn request_start(b: &[u8], max_frame: u32, slack: i16) -> Option<bool
         return Some(false);
     }
     let id = b.get(14..14 + len as usize)?;
-    Some(id.iter().all(|c| (0x20..0x7f).contains(c)))
+    Some(client_id_ok(id))
+}
+
+/// Valid UTF-8 with no C0 or C1 control character: any language, no binary.
+fn client_id_ok(id: &[u8]) -> bool {
+    std::str::from_utf8(id).is_ok_and(|s| {
+        !s.chars()
+            .any(|c| c < ' ' || ('\u{80}'..='\u{9f}').contains(&c))
+    })
 }
 
 /// Correlation ids of the frames at the start of `b`, read at `at` (8 in a
@@ -186,6 +206,7 @@ fn settle(
     conn: &mut Conn,
     role: Role,
     cfg: &KafkaConfig,
+    confirm: Option<&Confirm>,
     stats: &mut KafkaStats,
     out: &mut dyn FnMut(&KafkaFrame<'_>),
 ) {
@@ -207,7 +228,7 @@ fn settle(
         return;
     };
     stats.connections += 1;
-    let mut framers = Framer::pair(conn.id, conn.a, conn.b, client, conn.syn_seen, cfg);
+    let mut framers = Framer::pair(conn.id, conn.a, conn.b, client, conn.syn_seen, cfg, confirm);
     // Replay what arrived while undecided, packet by packet, so every
     // message keeps the frame and time that completed it.
     let mut replay = Vec::new();

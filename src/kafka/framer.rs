@@ -5,12 +5,17 @@
 use crate::codec::Kind;
 
 use super::pairing::Pairing;
+use super::resync::{Confirm, Hunt, Hunted};
 use super::{KafkaConfig, KafkaFrame, KafkaStats};
 use crate::tcp::{ConnId, Dir};
+use std::collections::VecDeque;
 use std::net::SocketAddr;
 
+/// Packets remembered for the bytes a framer holds.
+const MARKS: usize = 1024;
+
 /// Where a direction's framing stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum State {
     /// At a frame boundary, or inside a frame being buffered whole.
     Framing,
@@ -23,21 +28,16 @@ pub(super) enum State {
         /// Bytes are missing from it, not just too many to keep.
         damaged: bool,
     },
-    /// Looking for a frame boundary after lost bytes (`buf` holds a tail that
-    /// may start one).
-    Hunting {
-        /// Bytes thrown away since hunting began, over every packet, for the resync note.
-        skipped: u64,
-        /// The stream's start was not captured, so its first boundary is looked for, not assumed.
-        unseen_start: bool,
-    },
+    /// Looking for a frame boundary after lost bytes (`buf` holds what may
+    /// still start or confirm one).
+    Hunting(Hunt),
 }
 
 /// The limits a framer works within, from `KafkaConfig`.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Limits {
     pub(super) max_frame: u32,
-    max_buffered: usize,
+    pub(super) max_buffered: usize,
     oversized_head: usize,
 }
 
@@ -55,6 +55,14 @@ pub(super) struct Framer {
     pub(super) state: State,
     /// Warnings for the next frame completed in this direction.
     pub(super) notes: Vec<String>,
+    /// Bytes fed so far: the stream offset just past the newest byte.
+    seen: u64,
+    /// (stream offset just past its bytes, packet number, time) of each packet
+    /// whose bytes are held since hunting: a frame confirmed later still gets
+    /// the packet that carried its last byte.
+    marks: VecDeque<(u64, u64, i64)>,
+    /// The caller's schema check for hunted candidates.
+    pub(super) confirm: Option<Confirm>,
 }
 
 pub(super) fn frame_size(buf: &[u8]) -> Option<i32> {
@@ -70,6 +78,7 @@ impl Framer {
         client: Dir,
         syn_seen: bool,
         cfg: &KafkaConfig,
+        confirm: Option<&Confirm>,
     ) -> [Framer; 2] {
         let limits = Limits {
             max_frame: cfg.max_frame,
@@ -82,15 +91,11 @@ impl Framer {
             } else {
                 Kind::Response
             };
-            // Without the SYN the first byte may fall inside a request, and a size
-            // read there can swallow the frames after it. Requests carry a header to
-            // check, so that direction hunts for one; a response has nothing to check
-            // until its request is seen, so its first boundary is still assumed.
-            let state = if kind == Kind::Request && !syn_seen {
-                State::Hunting {
-                    skipped: 0,
-                    unseen_start: true,
-                }
+            // Without the SYN the first byte may fall inside a message, and a size
+            // read there can swallow the frames after it: both directions look for
+            // their first boundary, and take it only when it is confirmed.
+            let state = if !syn_seen {
+                State::Hunting(Hunt::from_start())
             } else {
                 State::Framing
             };
@@ -103,6 +108,9 @@ impl Framer {
                 buf: Vec::new(),
                 state,
                 notes: Vec::new(),
+                seen: 0,
+                marks: VecDeque::new(),
+                confirm: confirm.cloned(),
             }
         };
         [make(Dir::AtoB, a, b), make(Dir::BtoA, b, a)]
@@ -152,6 +160,15 @@ impl Framer {
         stats: &mut KafkaStats,
         out: &mut dyn FnMut(&KafkaFrame<'_>),
     ) {
+        let end = self.seen + data.len() as u64;
+        self.seen = end;
+        if matches!(self.state, State::Hunting(_)) || !self.marks.is_empty() {
+            self.marks.push_back((end, frame, ts_ns));
+            if self.marks.len() > MARKS {
+                // Very many small packets: their bytes are dated a little late.
+                self.marks.pop_front();
+            }
+        }
         let mut data = data;
         // Pass over the rest of a frame kept only in part, then report it.
         if let State::Skipping {
@@ -190,16 +207,17 @@ impl Framer {
             Some(std::mem::take(&mut self.buf))
         };
         let view: &[u8] = owned.as_deref().unwrap_or(data);
+        let view_start = end - view.len() as u64;
         let mut pos = 0usize;
         loop {
             let rest = view.get(pos..).unwrap_or_default();
-            if let State::Hunting { .. } = self.state {
+            if let State::Hunting(_) = self.state {
                 match self.hunt_step(rest, pairing, stats) {
-                    super::resync::Hunted::Found(at) => {
+                    Hunted::Found(at) => {
                         pos += at;
                         continue;
                     }
-                    super::resync::Hunted::Passed(n) => {
+                    Hunted::Passed(n) => {
                         pos += n;
                         break;
                     }
@@ -216,10 +234,7 @@ impl Framer {
                     "size prefix {size} makes no sense here; framing was lost"
                 ));
                 // The byte the bad prefix started at is passed over.
-                self.state = State::Hunting {
-                    skipped: 1,
-                    unseen_start: false,
-                };
+                self.state = State::Hunting(Hunt::after_loss(1));
                 stats.skipped_bytes += 1;
                 pos += 1;
                 continue;
@@ -255,14 +270,21 @@ impl Framer {
                 break;
             };
             let notes = std::mem::take(&mut self.notes);
+            // Held since hunting, it may have ended in an earlier packet.
+            let (f, t) = self.packet_of(view_start + (pos + total) as u64, frame, ts_ns);
             pairing.emit(
-                self.message(whole, total as u64, false, notes, frame, ts_ns),
+                self.message(whole, total as u64, false, notes, f, t),
                 stats,
                 out,
             );
             pos += total;
         }
+        let consumed = view_start + pos as u64;
+        while self.marks.front().is_some_and(|m| m.0 <= consumed) {
+            self.marks.pop_front();
+        }
         if matches!(self.state, State::Skipping { .. }) {
+            self.marks.clear();
             return;
         }
         match owned {
@@ -291,11 +313,56 @@ impl Framer {
         }
     }
 
-    /// `len` bytes of this direction were not captured.
-    pub(super) fn gap(&mut self, len: u64, stats: &mut KafkaStats) {
+    /// The packet that carried the byte just before stream offset `end`: the
+    /// oldest remembered packet reaching that far, or else the current one.
+    fn packet_of(&self, end: u64, frame: u64, ts_ns: i64) -> (u64, i64) {
+        self.marks
+            .iter()
+            .find(|m| m.0 >= end)
+            .map_or((frame, ts_ns), |m| (m.1, m.2))
+    }
+
+    /// Drops the bytes held (at a hole or the overall cap); returns how many.
+    pub(super) fn drop_held(&mut self) -> usize {
+        self.marks.clear();
+        std::mem::take(&mut self.buf).len()
+    }
+
+    /// The data ends here (a hole or the close): a hunt still waiting for bytes
+    /// decides with what it has, and frames what it then finds.
+    fn settle_hunt(
+        &mut self,
+        frame: u64,
+        ts_ns: i64,
+        pairing: &mut Pairing,
+        stats: &mut KafkaStats,
+        out: &mut dyn FnMut(&KafkaFrame<'_>),
+    ) {
+        if let State::Hunting(h) = &mut self.state {
+            h.ending = true;
+            self.feed(&[], frame, ts_ns, pairing, stats, out);
+            if let State::Hunting(h) = &mut self.state {
+                h.ending = false;
+            }
+        }
+    }
+
+    /// `len` bytes of this direction were not captured, noticed at packet `frame`.
+    pub(super) fn gap(
+        &mut self,
+        len: u64,
+        frame: u64,
+        ts_ns: i64,
+        pairing: &mut Pairing,
+        stats: &mut KafkaStats,
+        out: &mut dyn FnMut(&KafkaFrame<'_>),
+    ) {
+        self.settle_hunt(frame, ts_ns, pairing, stats, out);
+        self.marks.clear();
         match &mut self.state {
-            State::Hunting { skipped, .. } => {
-                *skipped += self.buf.len() as u64;
+            State::Hunting(h) => {
+                h.skipped += self.buf.len() as u64;
+                h.forget();
                 stats.skipped_bytes += self.buf.len() as u64;
                 self.buf.clear();
                 return;
@@ -327,10 +394,7 @@ impl Framer {
             }
         }
         self.buf.clear();
-        self.state = State::Hunting {
-            skipped: 0,
-            unseen_start: false,
-        };
+        self.state = State::Hunting(Hunt::after_loss(0));
         self.notes
             .push(format!("{len} bytes were not captured before this message"));
     }
@@ -344,7 +408,8 @@ impl Framer {
         stats: &mut KafkaStats,
         out: &mut dyn FnMut(&KafkaFrame<'_>),
     ) {
-        if let State::Hunting { .. } = self.state {
+        self.settle_hunt(frame, ts_ns, pairing, stats, out);
+        if let State::Hunting(_) = self.state {
             // The tail kept in case a frame started in it was never one: it is skipped too.
             stats.skipped_bytes += self.buf.len() as u64;
             self.buf.clear();

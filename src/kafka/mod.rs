@@ -25,6 +25,7 @@ use budget::Budget;
 use detect::{Held, Role};
 use framer::Framer;
 use pairing::Pairing;
+pub use resync::Confirm;
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 
@@ -112,6 +113,10 @@ pub struct KafkaStats {
     pub resyncs: u64,
     /// Bytes thrown away while looking for a frame boundary.
     pub skipped_bytes: u64,
+    /// Bytes the hunt for a frame boundary looked through and passed over.
+    pub hunted_bytes: u64,
+    /// Plausible frame starts found while hunting but not confirmed, so not taken.
+    pub rejected_candidates: u64,
     pub gaps: u64,
     pub conflicts: u64,
     pub pending_evicted: u64,
@@ -162,6 +167,8 @@ pub struct Sessions {
     conns: HashMap<ConnId, Conn>,
     stats: KafkaStats,
     budget: Budget,
+    /// Schema check for hunted candidates, if the caller gave one.
+    confirm: Option<Confirm>,
 }
 
 impl Sessions {
@@ -171,7 +178,14 @@ impl Sessions {
             cfg,
             conns: HashMap::new(),
             stats: KafkaStats::default(),
+            confirm: None,
         }
+    }
+
+    /// Lets hunting also confirm a candidate frame that decodes completely under its
+    /// schema (see [`Confirm`]); applies to connections opened from now on.
+    pub fn set_confirm(&mut self, confirm: Confirm) {
+        self.confirm = Some(confirm);
     }
 
     pub fn stats(&self) -> &KafkaStats {
@@ -227,7 +241,13 @@ impl Sessions {
                         Stage::Kafka {
                             client,
                             framers: Box::new(Framer::pair(
-                                conn, a, b, client, syn_seen, &self.cfg,
+                                conn,
+                                a,
+                                b,
+                                client,
+                                syn_seen,
+                                &self.cfg,
+                                self.confirm.as_ref(),
                             )),
                         }
                     }
@@ -252,7 +272,7 @@ impl Sessions {
             } => {
                 self.data(conn, dir, data, frame, ts_ns, out);
             }
-            StreamEvent::Gap { conn, dir, len } => self.gap(conn, dir, len),
+            StreamEvent::Gap { conn, dir, len } => self.gap(conn, dir, len, frame, ts_ns, out),
             StreamEvent::Conflict {
                 conn,
                 dir,
@@ -300,7 +320,14 @@ impl Sessions {
             Stage::NotKafka => {}
             Stage::Undecided(held) => {
                 pick(held, dir).push(data, frame, ts_ns);
-                detect::detect(conn, &self.cfg, false, &mut self.stats, out);
+                detect::detect(
+                    conn,
+                    &self.cfg,
+                    self.confirm.as_ref(),
+                    false,
+                    &mut self.stats,
+                    out,
+                );
             }
             Stage::Kafka { framers, .. } => {
                 let f = pick(framers, dir);
@@ -309,7 +336,15 @@ impl Sessions {
         }
     }
 
-    fn gap(&mut self, id: ConnId, dir: Dir, len: u64) {
+    fn gap(
+        &mut self,
+        id: ConnId,
+        dir: Dir,
+        len: u64,
+        frame: u64,
+        ts_ns: i64,
+        out: &mut dyn FnMut(&KafkaFrame<'_>),
+    ) {
         let Some(conn) = self.conns.get_mut(&id) else {
             return;
         };
@@ -322,7 +357,8 @@ impl Sessions {
             }
             Stage::Kafka { framers, .. } => {
                 self.stats.gaps += 1;
-                pick(framers, dir).gap(len, &mut self.stats);
+                let f = pick(framers, dir);
+                f.gap(len, frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
             }
         }
     }
@@ -339,7 +375,14 @@ impl Sessions {
             return;
         };
         if matches!(conn.stage, Stage::Undecided(_)) {
-            detect::detect(&mut conn, &self.cfg, true, &mut self.stats, out);
+            detect::detect(
+                &mut conn,
+                &self.cfg,
+                self.confirm.as_ref(),
+                true,
+                &mut self.stats,
+                out,
+            );
         }
         // The connection is over, so its pending list no longer needs a cap.
         conn.pairing.uncap();

@@ -43,6 +43,14 @@ impl Pairing {
         self.pending.iter().map(|p| p.correlation_id).collect()
     }
 
+    /// The API and version of the pending request with this correlation id.
+    pub(super) fn api_of(&self, corr: i32) -> Option<(i16, i16)> {
+        self.pending
+            .iter()
+            .find(|p| p.correlation_id == corr)
+            .map(|p| p.api)
+    }
+
     /// Pairs one frame (a request waits; a response finds its request) and emits it.
     pub(super) fn emit(
         &mut self,
