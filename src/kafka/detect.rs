@@ -85,6 +85,17 @@ pub(super) fn detect(
 /// clients start anywhere), a null client id or any UTF-8 one without control
 /// characters, and the v0 header (no client id) where an API still uses it.
 pub(super) fn request_start(b: &[u8], max_frame: u32, slack: i16) -> Option<bool> {
+    request_header(b, max_frame, slack, true)
+}
+
+/// Like `request_start`, but any client id bytes pass: where the stream's start
+/// is known (after the handshake), only the header's shape is checked, as the
+/// protocol allows any string there.
+pub(super) fn request_shape(b: &[u8], max_frame: u32, slack: i16) -> Option<bool> {
+    request_header(b, max_frame, slack, false)
+}
+
+fn request_header(b: &[u8], max_frame: u32, slack: i16, strict_id: bool) -> Option<bool> {
     let size = frame_size(b)?;
     // Header v0 is key, version and correlation id.
     if size < 8 || size as u32 > max_frame {
@@ -117,7 +128,21 @@ pub(super) fn request_start(b: &[u8], max_frame: u32, slack: i16) -> Option<bool
         return Some(false);
     }
     let id = b.get(14..14 + len as usize)?;
-    Some(client_id_ok(id))
+    Some(!strict_id || client_id_ok(id))
+}
+
+/// A request's correlation id and its client id field (length included; empty
+/// in a v0 header): what stays the same, or counts up, from one request of a
+/// client to its next.
+pub(super) fn request_ident(b: &[u8]) -> Option<(i32, &[u8])> {
+    let h = peek_request_header(b)?;
+    let info = apis::api_info(h.api_key)?;
+    if info.request_header_version(h.api_version) == 0 {
+        return Some((h.correlation_id, &[]));
+    }
+    let len = i16::from_be_bytes(b.get(12..14)?.try_into().ok()?);
+    let field = b.get(12..14 + usize::try_from(len).unwrap_or(0))?;
+    Some((h.correlation_id, field))
 }
 
 /// Valid UTF-8 with no C0 or C1 control character: any language, no binary.

@@ -4,6 +4,7 @@
 
 use crate::codec::Kind;
 
+use super::detect::{VERSION_SLACK, request_ident, request_shape};
 use super::pairing::Pairing;
 use super::resync::{Confirm, Hunt, Hunted};
 use super::{KafkaConfig, KafkaFrame, KafkaStats};
@@ -13,6 +14,16 @@ use std::net::SocketAddr;
 
 /// Packets remembered for the bytes a framer holds.
 const MARKS: usize = 1024;
+
+/// Where a packet's bytes lie in a framer's stream, and the packet.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Mark {
+    /// Stream offsets of its first byte and just past its last.
+    pub(super) start: u64,
+    pub(super) end: u64,
+    frame: u64,
+    ts_ns: i64,
+}
 
 /// Where a direction's framing stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,12 +68,17 @@ pub(super) struct Framer {
     pub(super) notes: Vec<String>,
     /// Bytes fed so far: the stream offset just past the newest byte.
     seen: u64,
-    /// (stream offset just past its bytes, packet number, time) of each packet
-    /// whose bytes are held since hunting: a frame confirmed later still gets
-    /// the packet that carried its last byte.
-    marks: VecDeque<(u64, u64, i64)>,
+    /// Each packet whose bytes are held since hunting: a frame confirmed later
+    /// still gets the packet that carried its last byte, and hunting knows
+    /// where packets begin.
+    pub(super) marks: VecDeque<Mark>,
     /// The caller's schema check for hunted candidates.
     pub(super) confirm: Option<Confirm>,
+    /// The last request framed: correlation id and client id field, which a
+    /// request found by hunting after a loss can be checked against.
+    pub(super) last: Option<(i32, Vec<u8>)>,
+    /// The first frame after the handshake is still to be checked.
+    check_first: bool,
 }
 
 pub(super) fn frame_size(buf: &[u8]) -> Option<i32> {
@@ -111,6 +127,8 @@ impl Framer {
                 seen: 0,
                 marks: VecDeque::new(),
                 confirm: confirm.cloned(),
+                last: None,
+                check_first: syn_seen,
             }
         };
         [make(Dir::AtoB, a, b), make(Dir::BtoA, b, a)]
@@ -118,7 +136,7 @@ impl Framer {
 
     /// A frame seen in this direction, completed by packet `frame`.
     fn message<'a>(
-        &self,
+        &mut self,
         data: &'a [u8],
         wire_size: u64,
         cut: bool,
@@ -126,6 +144,14 @@ impl Framer {
         frame: u64,
         ts_ns: i64,
     ) -> KafkaFrame<'a> {
+        if self.kind == Kind::Request && !cut {
+            if let Some((corr, field)) = request_ident(data) {
+                match &mut self.last {
+                    Some((c, f)) if f.as_slice() == field => *c = corr,
+                    _ => self.last = Some((corr, field.to_vec())),
+                }
+            }
+        }
         KafkaFrame {
             conn: self.conn,
             frame,
@@ -162,8 +188,13 @@ impl Framer {
     ) {
         let end = self.seen + data.len() as u64;
         self.seen = end;
-        if matches!(self.state, State::Hunting(_)) || !self.marks.is_empty() {
-            self.marks.push_back((end, frame, ts_ns));
+        if !data.is_empty() && (matches!(self.state, State::Hunting(_)) || !self.marks.is_empty()) {
+            self.marks.push_back(Mark {
+                start: end - data.len() as u64,
+                end,
+                frame,
+                ts_ns,
+            });
             if self.marks.len() > MARKS {
                 // Very many small packets: their bytes are dated a little late.
                 self.marks.pop_front();
@@ -212,7 +243,8 @@ impl Framer {
         loop {
             let rest = view.get(pos..).unwrap_or_default();
             if let State::Hunting(_) = self.state {
-                match self.hunt_step(rest, pairing, stats) {
+                let rest_start = end - (view.len() - pos) as u64;
+                match self.hunt_step(rest, rest_start, pairing, stats) {
                     Hunted::Found(at) => {
                         pos += at;
                         continue;
@@ -228,11 +260,25 @@ impl Framer {
                 Kind::Request => 8,
                 Kind::Response => 4,
             };
-            if size < min || size as u32 > self.limits.max_frame {
+            let sane = size >= min && size as u32 <= self.limits.max_frame;
+            // After the handshake the first frame starts at byte 0, but a port says
+            // little: it must also look like Kafka (a request header, or an answer).
+            let first = match (sane, self.check_first) {
+                (true, true) => self.first_plausible(rest, pairing),
+                _ => Some(sane),
+            };
+            let Some(plausible) = first else { break };
+            self.check_first = false;
+            if !plausible {
                 stats.desyncs += 1;
-                self.notes.push(format!(
-                    "size prefix {size} makes no sense here; framing was lost"
-                ));
+                self.notes.push(if sane {
+                    format!(
+                        "the stream does not start with a Kafka {}; framing was lost",
+                        self.kind_name()
+                    )
+                } else {
+                    format!("size prefix {size} makes no sense here; framing was lost")
+                });
                 // The byte the bad prefix started at is passed over.
                 self.state = State::Hunting(Hunt::after_loss(1));
                 stats.skipped_bytes += 1;
@@ -257,6 +303,10 @@ impl Framer {
                         out,
                     );
                 } else {
+                    if self.kind == Kind::Request {
+                        // It is reported when it ends; meanwhile it counts as seen.
+                        pairing.saw_request();
+                    }
                     self.buf = head;
                     self.state = State::Skipping {
                         left,
@@ -280,7 +330,7 @@ impl Framer {
             pos += total;
         }
         let consumed = view_start + pos as u64;
-        while self.marks.front().is_some_and(|m| m.0 <= consumed) {
+        while self.marks.front().is_some_and(|m| m.end <= consumed) {
             self.marks.pop_front();
         }
         if matches!(self.state, State::Skipping { .. }) {
@@ -313,13 +363,99 @@ impl Framer {
         }
     }
 
+    fn kind_name(&self) -> &'static str {
+        match self.kind {
+            Kind::Request => "request header",
+            Kind::Response => "response to a request seen",
+        }
+    }
+
+    /// Whether the frame at the front of `rest` (its size already sane) looks
+    /// like Kafka: `None` while too few bytes are there to tell.
+    fn first_plausible(&self, rest: &[u8], pairing: &Pairing) -> Option<bool> {
+        match self.kind {
+            Kind::Request => request_shape(rest, self.limits.max_frame, VERSION_SLACK),
+            // An answer to a pending request, or a server once its client sent any
+            // request (one cut or too large to keep leaves nothing pending).
+            Kind::Response => {
+                let corr = i32::from_be_bytes(rest.get(4..8)?.try_into().ok()?);
+                Some(pairing.api_of(corr).is_some() || pairing.seen() > 0)
+            }
+        }
+    }
+
     /// The packet that carried the byte just before stream offset `end`: the
     /// oldest remembered packet reaching that far, or else the current one.
     fn packet_of(&self, end: u64, frame: u64, ts_ns: i64) -> (u64, i64) {
         self.marks
             .iter()
-            .find(|m| m.0 >= end)
-            .map_or((frame, ts_ns), |m| (m.1, m.2))
+            .find(|m| m.end >= end)
+            .map_or((frame, ts_ns), |m| (m.frame, m.ts_ns))
+    }
+
+    /// Correlation ids of the responses this framer is about to complete with
+    /// `data` (only while framing: a hunt does not know where frames start).
+    pub(super) fn upcoming_corrs(&self, data: &[u8]) -> Vec<i32> {
+        let mut out = Vec::new();
+        if self.state != State::Framing || self.kind != Kind::Response {
+            return out;
+        }
+        // The frame in `buf` and those starting in `data`, read across the two.
+        let byte = |i: usize| {
+            self.buf
+                .get(i)
+                .or_else(|| data.get(i.checked_sub(self.buf.len())?))
+                .copied()
+        };
+        let read = |i: usize| -> Option<i32> {
+            Some(i32::from_be_bytes([
+                byte(i)?,
+                byte(i + 1)?,
+                byte(i + 2)?,
+                byte(i + 3)?,
+            ]))
+        };
+        let mut at = 0usize;
+        while out.len() < 64 {
+            let (Some(size), Some(corr)) = (read(at), read(at + 4)) else {
+                break;
+            };
+            if size < 4 || size as u32 > self.limits.max_frame {
+                break;
+            }
+            out.push(corr);
+            at += size as usize + 4;
+        }
+        out
+    }
+
+    /// The other direction is about to answer these correlation ids: a request
+    /// candidate waiting for confirmation may be taken now, before its answer.
+    pub(super) fn echo(
+        &mut self,
+        corrs: &[i32],
+        frame: u64,
+        ts_ns: i64,
+        pairing: &mut Pairing,
+        stats: &mut KafkaStats,
+        out: &mut dyn FnMut(&KafkaFrame<'_>),
+    ) {
+        let State::Hunting(h) = &mut self.state else {
+            return;
+        };
+        if !h.waits() {
+            return;
+        }
+        h.echo(corrs);
+        self.feed(&[], frame, ts_ns, pairing, stats, out);
+    }
+
+    /// The other direction (the client) lost bytes to a capture gap: its
+    /// requests may be missing, so this side's first frame needs no answer to one.
+    pub(super) fn peer_lost_bytes(&mut self) {
+        if self.kind == Kind::Response {
+            self.check_first = false;
+        }
     }
 
     /// Drops the bytes held (at a hole or the overall cap); returns how many.

@@ -17,6 +17,8 @@ mod framer;
 mod pairing;
 mod resync;
 #[cfg(test)]
+mod scenarios;
+#[cfg(test)]
 mod tests;
 
 use crate::codec::Kind;
@@ -329,7 +331,23 @@ impl Sessions {
                     out,
                 );
             }
-            Stage::Kafka { framers, .. } => {
+            Stage::Kafka { client, framers } => {
+                let client = *client;
+                if dir != client {
+                    // Answers about to be framed may confirm requests found by hunting.
+                    let corrs = pick(framers, dir).upcoming_corrs(data);
+                    if !corrs.is_empty() {
+                        let q = pick(framers, client);
+                        q.echo(
+                            &corrs,
+                            frame,
+                            ts_ns,
+                            &mut conn.pairing,
+                            &mut self.stats,
+                            out,
+                        );
+                    }
+                }
                 let f = pick(framers, dir);
                 f.feed(data, frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
             }
@@ -355,8 +373,11 @@ impl Sessions {
                 conn.stage = Stage::NotKafka;
                 self.stats.not_kafka += 1;
             }
-            Stage::Kafka { framers, .. } => {
+            Stage::Kafka { client, framers } => {
                 self.stats.gaps += 1;
+                if dir == *client {
+                    pick(framers, client.reverse()).peer_lost_bytes();
+                }
                 let f = pick(framers, dir);
                 f.gap(len, frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
             }

@@ -23,6 +23,8 @@ pub(super) struct Pairing {
     pending: VecDeque<Pending>,
     /// Requests kept; the oldest is dropped past this.
     max: usize,
+    /// Requests ever seen, so a hunt for responses knows when to look again.
+    seen: u64,
 }
 
 impl Pairing {
@@ -30,12 +32,23 @@ impl Pairing {
         Pairing {
             pending: VecDeque::new(),
             max,
+            seen: 0,
         }
     }
 
     /// No more eviction: the connection is closing.
     pub(super) fn uncap(&mut self) {
         self.max = usize::MAX;
+    }
+
+    /// How many requests were ever seen: it changes when a new one is pending.
+    pub(super) fn seen(&self) -> u64 {
+        self.seen
+    }
+
+    /// A request too large to keep has begun: it is emitted when it ends.
+    pub(super) fn saw_request(&mut self) {
+        self.seen += 1;
     }
 
     /// The correlation ids of the requests awaiting an answer.
@@ -61,6 +74,7 @@ impl Pairing {
         match f.kind {
             Kind::Request => {
                 stats.requests += 1;
+                self.seen += 1;
                 if let Some(h) = peek_request_header(f.data) {
                     f.api = Some((h.api_key, h.api_version));
                     self.pending.push_back(Pending {

@@ -3,10 +3,15 @@
 //!
 //! A plausible header is not enough: payloads carry bytes that look like
 //! headers. A candidate is taken only when confirmed, by one of:
-//! - the bytes right after it start a plausible frame too, or it ends exactly
-//!   where the data seen so far ends;
-//! - (responses) its correlation id echoes a request of the other direction;
+//! - the bytes right after it start a plausible frame too;
+//! - it ends exactly where the data ends: before a hole or at the close, or
+//!   at the end of a packet when it also began a packet (a packet boundary
+//!   alone is no evidence: a large message crosses hundreds);
 //! - it decodes completely under its schema (the caller's [`Confirm`]).
+//!
+//! A response is a candidate only if it answers a pending request (the other
+//! direction echoes its correlation id), except where the capture began: there
+//! the frames after it are followed until one is echoed or the data ends.
 //!
 //! An unconfirmed candidate is rejected and hunting goes on one byte later.
 //! A candidate is held until it can be confirmed, so one larger than the
@@ -15,18 +20,39 @@
 use crate::codec::Kind;
 
 use super::KafkaStats;
-use super::detect::{VERSION_SLACK, request_start};
+use super::detect::{VERSION_SLACK, request_ident, request_start};
 use super::framer::{Framer, State, frame_size};
 use super::pairing::Pairing;
 use std::collections::HashSet;
 use std::sync::Arc;
 
+/// How far a client's next correlation id may be from its last, when frames are
+/// matched as one conversation.
+const CORR_STEP: i32 = 64;
+
+/// Whether `next` comes after `prev` from the same client: the same client id
+/// field, and a correlation id 1 to CORR_STEP further on (wrapping). Responses
+/// carry no client id.
+fn follows(prev: (i32, &[u8]), next: (i32, &[u8])) -> bool {
+    prev.1 == next.1 && (1..=CORR_STEP).contains(&next.0.wrapping_sub(prev.0))
+}
+
+/// Whether a client id field names a client. An empty, null or absent one is
+/// what zero runs in a payload look like, so it says little on its own.
+fn named(field: &[u8]) -> bool {
+    field.len() > 2
+}
+
 /// Bytes a response needs before its correlation id can be checked.
 const RESPONSE_PEEK: usize = 8;
 /// Frames followed to confirm a response where the capture began.
 const CHAIN: usize = 64;
-/// Candidates kept waiting at once; past it the oldest is rejected.
-const WAITING: usize = 64;
+/// Candidates kept waiting at once; past it one from the middle is rejected.
+const WAITING: usize = 256;
+/// Bytes a response hunt keeps after scanning them.
+const LOOK_BACK: usize = 64 << 10;
+/// Echoed correlation ids remembered while hunting.
+const ECHOES: usize = 256;
 
 /// Says whether a whole frame (from its size prefix) decodes completely, with
 /// nothing left over, as a message of this kind, API key and version. The caller
@@ -58,6 +84,9 @@ pub(super) enum Hunted {
 
 /// Whether a candidate is taken.
 enum Verdict {
+    /// Echoed by the other direction, or decoded under its schema: taken even
+    /// over an earlier candidate still waiting.
+    Sure,
     Confirmed,
     Rejected,
     /// Its confirmation lies in bytes not seen yet.
@@ -79,6 +108,14 @@ struct Hunter<'a> {
     max_buffered: usize,
     pairing: &'a Pairing,
     confirm: Option<&'a Confirm>,
+    /// Nothing more will come after these bytes (a hole or the close).
+    ending: bool,
+    /// Correlation ids the other direction answered while this one hunts.
+    echoes: &'a [i32],
+    /// Hunting from a stream's unseen start, before anything was passed over.
+    from_start: bool,
+    /// The last request this direction framed: correlation id, client id field.
+    last: Option<(i32, &'a [u8])>,
     /// Correlation ids awaiting a response, made once per step.
     asked: Option<HashSet<i32>>,
 }
@@ -121,11 +158,27 @@ impl Hunter<'_> {
         }
     }
 
-    /// Whether the candidate at the front of `s` is taken. Without `echo` (a
-    /// response where the capture began) the frames after it are followed until
-    /// one is echoed or the chain ends exactly where the data does.
-    fn verdict(&mut self, s: &[u8], echo: bool) -> Verdict {
+    /// Correlation id and (requests) client id field of the frame at the front of `s`.
+    fn ident<'s>(&self, s: &'s [u8]) -> Option<(i32, &'s [u8])> {
+        match self.kind {
+            Kind::Request => request_ident(s),
+            Kind::Response => {
+                let corr = s.get(4..8)?.try_into().ok().map(i32::from_be_bytes)?;
+                Some((corr, &[]))
+            }
+        }
+    }
+
+    /// Whether the candidate at the front of `s` is taken; `aligned` when it
+    /// begins a packet. Without `echo` (a response where the capture began) the
+    /// frames after it are followed until one is echoed or the data ends.
+    ///
+    /// Frames followed from a candidate must follow one another as one client's
+    /// do: the same client id, the correlation id a little further on. Plausible
+    /// headers alone are common in payloads (zero runs read as Produce v0).
+    fn verdict(&mut self, s: &[u8], echo: bool, aligned: bool) -> Verdict {
         let mut off = 0usize;
+        let mut prev: Option<(i32, &[u8])> = None;
         for _ in 0..CHAIN {
             let cur = s.get(off..).unwrap_or_default();
             let Some(size) = frame_size(cur) else {
@@ -139,24 +192,80 @@ impl Hunter<'_> {
             let Some(whole) = cur.get(..total) else {
                 return Verdict::Wait;
             };
+            let id = self.ident(cur);
+            if let Some(p) = prev {
+                let kind = self.kind;
+                if kind == Kind::Response && id.is_some_and(|(c, _)| self.asked().contains(&c)) {
+                    // The chain reached a response the other direction asked for.
+                    return Verdict::Confirmed;
+                }
+                if !id.is_some_and(|id| follows(p, id)) {
+                    return Verdict::Rejected;
+                }
+            } else if self.echoed(whole) || self.decodes(whole) || self.continues(id) {
+                return Verdict::Sure;
+            }
+            prev = id;
             let next = cur.get(total..).unwrap_or_default();
             if next.is_empty() {
-                // It ends exactly where the data seen so far ends.
+                // It ends exactly where the data ends: really (a hole, the close) for
+                // a frame that began a packet, a chain, or an answer to a pending
+                // request; or, for the first bytes of a stream, where its first
+                // packets end.
+                let ending = aligned || off > 0 || (echo && self.kind == Kind::Response);
+                let first = self.from_start && aligned && off == 0;
+                return if (self.ending && ending) || first {
+                    Verdict::Confirmed
+                } else {
+                    Verdict::Wait
+                };
+            }
+            match self.starts(next, false) {
+                Start::Yes => {}
+                Start::Unknown => return Verdict::Wait,
+                Start::No => return Verdict::Rejected,
+            }
+            // A response answering a pending request, followed by one more frame of
+            // that conversation, is taken; a request needs the next one to follow it.
+            let next_id = self.ident(next);
+            let joined = next_id.is_some_and(|n| id.is_some_and(|c| follows(c, n)));
+            if self.kind == Kind::Request {
+                if !joined {
+                    // Not this client's next request: perhaps an echo will still come.
+                    return Verdict::Wait;
+                }
+                // A named client's next request is enough; without a name, two.
+                if off > 0 || id.is_some_and(|(_, f)| named(f)) {
+                    return Verdict::Confirmed;
+                }
+                off += total;
+                continue;
+            }
+            if echo && joined {
                 return Verdict::Confirmed;
             }
-            match self.starts(next, true) {
-                Start::Yes => return Verdict::Confirmed,
-                _ if off == 0 && self.decodes(whole) => return Verdict::Confirmed,
-                Start::Unknown => return Verdict::Wait,
-                Start::No if echo => return Verdict::Rejected,
-                Start::No => match self.starts(next, false) {
-                    Start::Yes => off += total,
-                    Start::Unknown => return Verdict::Wait,
-                    Start::No => return Verdict::Rejected,
-                },
-            }
+            off += total;
         }
         Verdict::Rejected
+    }
+
+    /// Whether a request carries on from the last one this direction framed.
+    fn continues(&self, id: Option<(i32, &[u8])>) -> bool {
+        self.kind == Kind::Request
+            && self
+                .last
+                .zip(id)
+                .is_some_and(|(last, id)| named(last.1) && follows(last, id))
+    }
+
+    /// Whether the other direction has answered this request candidate.
+    fn echoed(&self, whole: &[u8]) -> bool {
+        self.kind == Kind::Request
+            && whole
+                .get(8..12)
+                .and_then(|c| c.try_into().ok())
+                .map(i32::from_be_bytes)
+                .is_some_and(|c| self.echoes.contains(&c))
     }
 
     /// Whether the frames from the confirmed candidate at the front of `s` follow
@@ -172,11 +281,23 @@ impl Hunter<'_> {
             if cur.len() <= total {
                 return true;
             }
+            let id = self.ident(cur);
             off += total;
-            match self.starts(s.get(off..).unwrap_or_default(), true) {
-                Start::Yes => {}
+            let next = s.get(off..).unwrap_or_default();
+            let linked = match self.kind {
+                // Any plausible request: clients without a name cannot be told apart.
+                Kind::Request => true,
+                // An answer to a pending request, or the conversation's next one.
+                Kind::Response => {
+                    let n = self.ident(next);
+                    n.is_some_and(|(c, _)| self.asked().contains(&c))
+                        || n.zip(id).is_some_and(|(n, c)| follows(c, n))
+                }
+            };
+            match self.starts(next, false) {
+                Start::Yes if linked => {}
+                Start::Yes | Start::No => return false,
                 Start::Unknown => return true,
-                Start::No => return false,
             }
         }
         true
@@ -222,6 +343,11 @@ pub(super) struct Hunt {
     waiting: Vec<usize>,
     /// The data ends where the held bytes do (a hole or the close): nothing more will come.
     pub(super) ending: bool,
+    /// Correlation ids of responses the other direction framed while this one
+    /// (the requests) hunts: the echo that confirms a request candidate.
+    echoes: Vec<i32>,
+    /// (Responses) requests seen when the held bytes were last scanned.
+    requests_seen: u64,
 }
 
 impl Hunt {
@@ -241,6 +367,18 @@ impl Hunt {
         }
     }
 
+    /// The other direction is about to frame responses with these correlation ids.
+    pub(super) fn echo(&mut self, corrs: &[i32]) {
+        self.echoes.extend_from_slice(corrs);
+        let over = self.echoes.len().saturating_sub(ECHOES);
+        self.echoes.drain(..over);
+    }
+
+    /// Whether candidates wait that an echo could confirm.
+    pub(super) fn waits(&self) -> bool {
+        !self.waiting.is_empty()
+    }
+
     /// The held bytes are gone: start looking afresh.
     pub(super) fn forget(&mut self) {
         self.scanned = 0;
@@ -253,6 +391,7 @@ impl Framer {
     pub(super) fn hunt_step(
         &mut self,
         rest: &[u8],
+        rest_start: u64,
         pairing: &Pairing,
         stats: &mut KafkaStats,
     ) -> Hunted {
@@ -265,8 +404,14 @@ impl Framer {
             max_buffered: self.limits.max_buffered,
             pairing,
             confirm: self.confirm.as_ref(),
+            ending: h.ending,
+            echoes: &h.echoes,
+            from_start: h.unseen_start && h.skipped == 0,
+            last: self.last.as_ref().map(|(c, f)| (*c, f.as_slice())),
             asked: None,
         };
+        let marks = &self.marks;
+        let aligned = |at: usize| marks.iter().any(|m| m.start == rest_start + at as u64);
         // Where the capture began, the first boundary may be right there: a response
         // to a request sent before the capture is taken if the structure confirms it.
         let from_start = h.unseen_start && h.skipped == 0;
@@ -275,24 +420,43 @@ impl Framer {
         let mut rejected_now = 0u64;
         let mut waiting = Vec::new();
         let mut taken = None;
-        // A candidate's fate; a confirmed one is taken unless an earlier one still
-        // waits, when it must account for all the bytes up to the data's end.
+        // An offset's fate: a confirmed candidate is taken unless an earlier one
+        // still waits, when it must account for all the bytes up to the data's end.
+        // A header that cannot be judged yet (a long client id still to come)
+        // waits like a candidate, and the scan goes on past it.
         let mut judge = |hunter: &mut Hunter<'_>, at: usize, waiting: &mut Vec<usize>| {
             let s = rest.get(at..).unwrap_or_default();
-            match hunter.verdict(s, echo(at)) {
+            let verdict = match hunter.starts(s, echo(at)) {
+                Start::No => return false,
+                Start::Unknown => Verdict::Wait,
+                Start::Yes => {
+                    let v = hunter.verdict(s, echo(at), aligned(at));
+                    if matches!(v, Verdict::Rejected) {
+                        rejected_now += 1;
+                    }
+                    v
+                }
+            };
+            match verdict {
+                Verdict::Sure => {
+                    rejected_now += waiting.len() as u64;
+                    return true;
+                }
                 Verdict::Confirmed if waiting.is_empty() || hunter.explains_the_rest(s) => {
                     rejected_now += waiting.len() as u64;
                     return true;
                 }
                 Verdict::Wait if ending => rejected_now += 1,
                 Verdict::Confirmed | Verdict::Wait => {
-                    waiting.push(at);
-                    if waiting.len() > WAITING {
-                        waiting.remove(0);
+                    // Full: the earliest stay (if true, the later ones lie inside them)
+                    // and so do the newest (the true boundary may come after many).
+                    if waiting.len() >= WAITING {
+                        waiting.remove(WAITING / 2);
                         rejected_now += 1;
                     }
+                    waiting.push(at);
                 }
-                Verdict::Rejected => rejected_now += 1,
+                Verdict::Rejected => {}
             }
             false
         };
@@ -302,23 +466,28 @@ impl Framer {
                 break;
             }
         }
+        // Offsets this close to the end cannot show a whole header yet.
+        let tail = match self.kind {
+            Kind::Request => 14,
+            Kind::Response => RESPONSE_PEEK,
+        };
+        if self.kind == Kind::Response && pairing.seen() != h.requests_seen {
+            // New requests are pending: answers already passed over may be theirs.
+            h.requests_seen = pairing.seen();
+            h.scanned = 0;
+        }
         let mut at = h.scanned;
         while taken.is_none() {
             let Some(s) = rest.get(at..).filter(|s| !s.is_empty()) else {
                 break;
             };
-            match hunter.starts(s, echo(at)) {
-                Start::No => at += 1,
-                Start::Unknown if ending => at += 1,
-                // Keep from here: the next packet may complete its header.
-                Start::Unknown => break,
-                Start::Yes => {
-                    if judge(&mut hunter, at, &mut waiting) {
-                        taken = Some(at);
-                    }
-                    at += 1;
-                }
+            if s.len() < tail && !ending {
+                break;
             }
+            if judge(&mut hunter, at, &mut waiting) {
+                taken = Some(at);
+            }
+            at += 1;
         }
         stats.rejected_candidates += rejected_now;
         h.rejected += rejected_now;
@@ -344,8 +513,14 @@ impl Framer {
             self.state = State::Framing;
             return Hunted::Found(t);
         }
-        // Bytes before the first that may still matter are passed over.
-        let keep = waiting.first().map_or(at, |&w| w.min(at));
+        // Bytes before the first that may still matter are passed over. Joined
+        // mid-stream, a response hunt keeps a look-back: the requests there are
+        // found by hunting too, and may be confirmed after their answers pass.
+        let look_back = match self.kind {
+            Kind::Response if h.unseen_start => rest.len().saturating_sub(LOOK_BACK),
+            _ => at,
+        };
+        let keep = waiting.first().map_or(at, |&w| w.min(at)).min(look_back);
         stats.skipped_bytes += keep as u64;
         stats.hunted_bytes += keep as u64;
         h.skipped += keep as u64;
