@@ -411,7 +411,11 @@ impl Framer {
             asked: None,
         };
         let marks = &self.marks;
-        let aligned = |at: usize| marks.iter().any(|m| m.start == rest_start + at as u64);
+        // Marks are in stream order.
+        let aligned = |at: usize| {
+            let at = rest_start + at as u64;
+            marks.binary_search_by_key(&at, |m| m.start).is_ok()
+        };
         // Where the capture began, the first boundary may be right there: a response
         // to a request sent before the capture is taken if the structure confirms it.
         let from_start = h.unseen_start && h.skipped == 0;
@@ -446,7 +450,8 @@ impl Framer {
                     rejected_now += waiting.len() as u64;
                     return true;
                 }
-                Verdict::Wait if ending => rejected_now += 1,
+                // Nothing more will come, or waiting would hold more than a direction may.
+                Verdict::Wait if ending || s.len() > hunter.max_buffered => rejected_now += 1,
                 Verdict::Confirmed | Verdict::Wait => {
                     // Full: the earliest stay (if true, the later ones lie inside them)
                     // and so do the newest (the true boundary may come after many).

@@ -691,3 +691,72 @@ fn random_bytes_on_kafka_ports_invent_nothing() {
     s.finish(n + 1, 0, &mut |_| invented += 1);
     assert_eq!(invented, 0, "{:?}", s.stats());
 }
+
+/// Joined inside a 100 MB Produce of record-like bytes: kwire finds its footing
+/// after it with the default limits, holding a bounded amount meanwhile.
+/// Slow unoptimised: `cargo test --release --lib footing -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn footing_inside_a_100_mb_message() {
+    let mut rng = Rng::new(5);
+    let body = record_like(&mut rng, 100 << 20);
+    let big = raw_request(0, 7, 1, Some("producer-1"), &body);
+    let mut client = big[4096..].to_vec();
+    let mut server = Vec::new();
+    let mut want = Vec::new();
+    for corr in 2..22 {
+        let q = raw_request(1, 11, corr, Some("producer-1"), &[0xff; 8]);
+        let r = raw_response(corr, &record_like(&mut rng, 2000));
+        client.extend_from_slice(&q);
+        server.extend_from_slice(&r);
+        want.push(q);
+        want.push(r);
+    }
+    let mut s = Sessions::new(KafkaConfig::default());
+    let mut got = Vec::new();
+    let conn = ConnId(1);
+    let opened = StreamEvent::Opened {
+        conn,
+        a: "10.0.0.5:40000".parse().unwrap(),
+        b: "10.0.0.1:9092".parse().unwrap(),
+        syn_seen: false,
+        frame: 0,
+    };
+    s.on_event(0, 0, opened, &mut |_| {});
+    let start = std::time::Instant::now();
+    let mut n = 0;
+    let mut send = |s: &mut Sessions, dir, bytes: &[u8], got: &mut Vec<Vec<u8>>| {
+        for p in bytes.chunks(MSS) {
+            n += 1;
+            let ev = StreamEvent::Data {
+                conn,
+                dir,
+                data: p,
+                stream_offset: 0,
+            };
+            s.on_event(n, 0, ev, &mut |f| got.push(f.data.to_vec()));
+        }
+    };
+    // The requests (after the big one) first, then their answers.
+    send(&mut s, Dir::AtoB, &client, &mut got);
+    send(&mut s, Dir::BtoA, &server, &mut got);
+    s.finish(n + 1, 0, &mut |f| got.push(f.data.to_vec()));
+    let st = s.stats();
+    eprintln!(
+        "100 MB: {} of {} found, {} invented, {:?}, peak {} bytes held, {} hunted, {} rejected",
+        want.iter().filter(|w| got.contains(w)).count(),
+        want.len(),
+        got.iter().filter(|g| !want.contains(g)).count(),
+        start.elapsed(),
+        st.peak_buffered,
+        st.hunted_bytes,
+        st.rejected_candidates
+    );
+    assert!(got.iter().all(|g| want.contains(g)));
+    assert_eq!(got.len(), want.len());
+    assert!(
+        st.peak_buffered <= (16 << 20) + (64 << 10),
+        "{}",
+        st.peak_buffered
+    );
+}
