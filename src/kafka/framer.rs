@@ -429,6 +429,11 @@ impl Framer {
         out
     }
 
+    /// Whether hunting here has candidates an answer could confirm.
+    pub(super) fn waits(&self) -> bool {
+        matches!(&self.state, State::Hunting(h) if h.waits())
+    }
+
     /// The other direction is about to answer these correlation ids: a request
     /// candidate waiting for confirmation may be taken now, before its answer.
     pub(super) fn echo(
@@ -443,9 +448,6 @@ impl Framer {
         let State::Hunting(h) = &mut self.state else {
             return;
         };
-        if !h.waits() {
-            return;
-        }
         h.echo(corrs);
         self.feed(&[], frame, ts_ns, pairing, stats, out);
     }

@@ -333,7 +333,7 @@ impl Sessions {
             }
             Stage::Kafka { client, framers } => {
                 let client = *client;
-                if dir != client {
+                if dir != client && pick(framers, client).waits() {
                     // Answers about to be framed may confirm requests found by hunting.
                     let corrs = pick(framers, dir).upcoming_corrs(data);
                     if !corrs.is_empty() {

@@ -2,20 +2,24 @@
 //! the next offset where a frame starts.
 //!
 //! A plausible header is not enough: payloads carry bytes that look like
-//! headers. A candidate is taken only when confirmed, by one of:
-//! - the bytes right after it start a plausible frame too;
-//! - it ends exactly where the data ends: before a hole or at the close, or
-//!   at the end of a packet when it also began a packet (a packet boundary
-//!   alone is no evidence: a large message crosses hundreds);
-//! - it decodes completely under its schema (the caller's [`Confirm`]).
+//! headers (zero runs read as "Produce v0, correlation id 0"). A candidate is
+//! taken only when confirmed:
+//! - surely, when the other direction answers its correlation id, when it
+//!   decodes under its schema (the caller's [`Confirm`]), or when it carries on
+//!   the connection's last request (same named client, correlation id +1..64);
+//! - when the frame after it is the same client's next request (two of them
+//!   for a client without a name), or, for a response that answers a pending
+//!   request, the conversation's next answer;
+//! - when it ends exactly where the data really ends (a hole, the close) and
+//!   began a packet; where a stream's unseen start is, when its first frame
+//!   fills its first packets exactly.
 //!
-//! A response is a candidate only if it answers a pending request (the other
-//! direction echoes its correlation id), except where the capture began: there
-//! the frames after it are followed until one is echoed or the data ends.
-//!
-//! An unconfirmed candidate is rejected and hunting goes on one byte later.
-//! A candidate is held until it can be confirmed, so one larger than the
-//! per-direction buffer is rejected: memory stays bounded while hunting.
+//! A packet boundary alone is no evidence: a large message crosses hundreds.
+//! A response is a candidate only if it answers a pending request, except at
+//! the capture's start, where the frames after it are followed until one does.
+//! An unconfirmed candidate is rejected and hunting goes on one byte later;
+//! candidates waiting for the bytes that decide them are held at most up to
+//! the per-direction buffer limit, so memory stays bounded while hunting.
 
 use crate::codec::Kind;
 
@@ -275,9 +279,10 @@ impl Hunter<'_> {
         let mut off = 0usize;
         for _ in 0..CHAIN {
             let cur = s.get(off..).unwrap_or_default();
-            let Some(total) = frame_size(cur).map(|n| n as usize + 4) else {
+            let Some(total) = frame_size(cur).and_then(|n| usize::try_from(n).ok()) else {
                 return true;
             };
+            let total = total + 4;
             if cur.len() <= total {
                 return true;
             }
@@ -465,6 +470,13 @@ impl Framer {
             }
             false
         };
+        if self.kind == Kind::Response && pairing.seen() != h.requests_seen {
+            // New requests are pending: answers already passed over may be theirs.
+            // The scan from the start finds the waiting ones again.
+            h.requests_seen = pairing.seen();
+            h.scanned = 0;
+            h.waiting.clear();
+        }
         for &at in &h.waiting {
             if judge(&mut hunter, at, &mut waiting) {
                 taken = Some(at);
@@ -476,11 +488,6 @@ impl Framer {
             Kind::Request => 14,
             Kind::Response => RESPONSE_PEEK,
         };
-        if self.kind == Kind::Response && pairing.seen() != h.requests_seen {
-            // New requests are pending: answers already passed over may be theirs.
-            h.requests_seen = pairing.seen();
-            h.scanned = 0;
-        }
         let mut at = h.scanned;
         while taken.is_none() {
             let Some(s) = rest.get(at..).filter(|s| !s.is_empty()) else {
@@ -525,12 +532,19 @@ impl Framer {
             Kind::Response if h.unseen_start => rest.len().saturating_sub(LOOK_BACK),
             _ => at,
         };
-        let keep = waiting.first().map_or(at, |&w| w.min(at)).min(look_back);
+        let keep = waiting
+            .iter()
+            .min()
+            .map_or(at, |&w| w.min(at))
+            .min(look_back);
         stats.skipped_bytes += keep as u64;
         stats.hunted_bytes += keep as u64;
         h.skipped += keep as u64;
-        h.scanned = at - keep;
-        h.waiting = waiting.into_iter().map(|w| w - keep).collect();
+        h.scanned = at.saturating_sub(keep);
+        h.waiting = waiting
+            .into_iter()
+            .map(|w| w.saturating_sub(keep))
+            .collect();
         Hunted::Passed(keep)
     }
 }

@@ -760,3 +760,28 @@ fn footing_inside_a_100_mb_message() {
         st.peak_buffered
     );
 }
+
+/// More seeds of the scenarios above; slow unoptimised:
+/// `cargo test --release --lib more_seeds -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn more_seeds_invent_nothing() {
+    for seed in 100..106 {
+        let loss = Shape {
+            conns: 20,
+            rounds: 100,
+            join_inside: None,
+            loss: 20,
+            seed,
+        };
+        let joined = Shape {
+            conns: 30,
+            rounds: 8,
+            join_inside: Some(1 << 20),
+            loss: 5,
+            seed,
+        };
+        check(&format!("loss seed {seed}"), loss);
+        check(&format!("joined+loss seed {seed}"), joined);
+    }
+}
