@@ -8,9 +8,11 @@
 )]
 
 use crate::capture::{CaptureError, Packet, Source};
+use crate::codec;
 use crate::dissect::{Record, VersionSource, dissect};
-use crate::kafka::{KafkaConfig, KafkaMessage, KafkaStats, Sessions};
+use crate::kafka::{Confirm, KafkaConfig, KafkaMessage, KafkaStats, Sessions};
 use crate::net::{self, NetStats};
+use crate::proto::Kind;
 use crate::tcp::{Reassembler, TcpConfig, TcpStats};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -133,11 +135,27 @@ pub struct Pipeline {
     stopped: bool,
 }
 
+/// Resync's strongest evidence: a hunted candidate that decodes completely
+/// under its schema, with no bytes left over.
+fn schema_confirm() -> Confirm {
+    Confirm::new(|kind, api, frame| {
+        let m = match kind {
+            Kind::Request => codec::decode_request(frame),
+            Kind::Response => codec::decode_response(frame, Some(api)),
+        };
+        m.error.is_none() && m.body.is_some() && m.warnings.is_empty()
+    })
+}
+
 impl Pipeline {
     pub fn new(cfg: Config) -> Self {
         Pipeline {
             reasm: Reassembler::new(cfg.tcp),
-            sessions: Sessions::new(cfg.kafka),
+            sessions: {
+                let mut s = Sessions::new(cfg.kafka);
+                s.set_confirm(schema_confirm());
+                s
+            },
             net: NetStats::default(),
             stats: RunStats::default(),
             first_ts_ns: None,

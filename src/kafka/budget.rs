@@ -2,6 +2,7 @@
 //! drops what it holds and resynchronises.
 
 use super::framer::State;
+use super::resync::Hunt;
 use super::{Conn, KafkaStats, Stage};
 
 /// Partial-frame bytes held over all connections, against the cap.
@@ -56,14 +57,13 @@ impl Conn {
             }
             Stage::Kafka { framers, .. } => {
                 for f in framers.iter_mut().filter(|f| !f.buf.is_empty()) {
-                    let n = f.buf.len();
+                    let n = f.drop_held();
                     shed += n;
-                    f.buf = Vec::new();
-                    if !matches!(f.state, State::Hunting { .. }) {
-                        f.state = State::Hunting {
-                            skipped: 0,
-                            unseen_start: false,
-                        };
+                    if let State::Hunting(h) = &mut f.state {
+                        // What it was waiting on is gone.
+                        h.forget();
+                    } else {
+                        f.state = State::Hunting(Hunt::after_loss(0));
                     }
                     f.notes.push(format!(
                         "{n} bytes were dropped before this message: the overall buffer limit was reached"

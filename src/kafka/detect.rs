@@ -3,10 +3,10 @@
 //! held, then replayed through the framers packet by packet.
 
 use crate::proto::apis;
-use crate::proto::{peek_i16, peek_i32, peek_request_header, peek_size};
+use crate::proto::{peek_request_header, peek_size};
 
 use super::framer::Framer;
-use super::{Conn, KafkaConfig, KafkaMessage, KafkaStats, Stage};
+use super::{Confirm, Conn, KafkaConfig, KafkaMessage, KafkaStats, Stage};
 use crate::tcp::Dir;
 use std::net::SocketAddr;
 
@@ -36,9 +36,9 @@ pub(super) struct Held {
 }
 
 impl Held {
-    pub(super) fn push(&mut self, data: &[u8], packet: u64, ts_ns: i64) {
+    pub(super) fn push(&mut self, data: &[u8], frame: u64, ts_ns: i64) {
         self.buf.extend_from_slice(data);
-        self.arrivals.push((data.len(), packet, ts_ns));
+        self.arrivals.push((data.len(), frame, ts_ns));
     }
 }
 
@@ -66,6 +66,7 @@ pub(super) fn is_tls(b: &[u8]) -> bool {
 pub(super) fn detect(
     conn: &mut Conn,
     cfg: &KafkaConfig,
+    confirm: Option<&Confirm>,
     closing: bool,
     stats: &mut KafkaStats,
     out: &mut dyn FnMut(&KafkaMessage<'_>),
@@ -74,30 +75,52 @@ pub(super) fn detect(
         return;
     };
     let role = decide(held, conn.syn_seen, cfg, closing);
-    settle(conn, role, cfg, stats, out);
+    settle(conn, role, cfg, confirm, stats, out);
 }
 
 /// Whether `b` starts like a request: `None` while too few bytes are there to tell.
 /// `slack` admits versions that many past the newest kwire knows.
+///
+/// Anything the protocol allows passes: any correlation id (they wrap, and some
+/// clients start anywhere), a null client id or any UTF-8 one without control
+/// characters, and the v0 header (no client id) where an API still uses it.
 pub(super) fn request_start(b: &[u8], max_frame: u32, slack: i16) -> Option<bool> {
+    request_header(b, max_frame, slack, true)
+}
+
+/// Like `request_start`, but any client id bytes pass: where the stream's start
+/// is known (after the handshake), only the header's shape is checked, as the
+/// protocol allows any string there.
+pub(super) fn request_shape(b: &[u8], max_frame: u32, slack: i16) -> Option<bool> {
+    request_header(b, max_frame, slack, false)
+}
+
+fn request_header(b: &[u8], max_frame: u32, slack: i16, strict_id: bool) -> Option<bool> {
     let size = peek_size(b)?;
-    // Header v1 is at least key, version, correlation id and a client id length.
-    if size < 10 || size as u32 > max_frame {
+    // Header v0 is key, version and correlation id.
+    if size < 8 || size as u32 > max_frame {
         return Some(false);
     }
     let Some(h) = peek_request_header(b) else {
         // Too short for the whole fixed header: an unknown API key already rules it out.
-        let key = peek_i16(b, 4)?;
+        let key = i16::from_be_bytes(b.get(4..6)?.try_into().ok()?);
         return apis::api_info(key).is_none().then_some(false);
     };
     let Some(info) = apis::api_info(h.api_key) else {
         return Some(false);
     };
     let newest = info.max_version.saturating_add(slack);
-    if !(0..=newest).contains(&h.api_version) || h.correlation_id < 0 {
+    if !(0..=newest).contains(&h.api_version) {
         return Some(false);
     }
-    let len = peek_i16(b, 12)?;
+    if info.request_header_version(h.api_version) == 0 {
+        return Some(true);
+    }
+    // Header v1 and v2 add the client id's length.
+    if size < 10 {
+        return Some(false);
+    }
+    let len = i16::from_be_bytes(b.get(12..14)?.try_into().ok()?);
     if len == -1 {
         return Some(true);
     }
@@ -105,7 +128,29 @@ pub(super) fn request_start(b: &[u8], max_frame: u32, slack: i16) -> Option<bool
         return Some(false);
     }
     let id = b.get(14..14 + len as usize)?;
-    Some(id.iter().all(|c| (0x20..0x7f).contains(c)))
+    Some(!strict_id || client_id_ok(id))
+}
+
+/// A request's correlation id and its client id field (length included; empty
+/// in a v0 header): what stays the same, or counts up, from one request of a
+/// client to its next.
+pub(super) fn request_ident(b: &[u8]) -> Option<(i32, &[u8])> {
+    let h = peek_request_header(b)?;
+    let info = apis::api_info(h.api_key)?;
+    if info.request_header_version(h.api_version) == 0 {
+        return Some((h.correlation_id, &[]));
+    }
+    let len = i16::from_be_bytes(b.get(12..14)?.try_into().ok()?);
+    let field = b.get(12..14 + usize::try_from(len).unwrap_or(0))?;
+    Some((h.correlation_id, field))
+}
+
+/// Valid UTF-8 with no C0 or C1 control character: any language, no binary.
+fn client_id_ok(id: &[u8]) -> bool {
+    std::str::from_utf8(id).is_ok_and(|s| {
+        !s.chars()
+            .any(|c| c < ' ' || ('\u{80}'..='\u{9f}').contains(&c))
+    })
 }
 
 /// Correlation ids of the frames at the start of `b`, read at `at` (8 in a
@@ -117,10 +162,10 @@ fn frame_corrs(b: &[u8], at: usize, max_frame: u32) -> Vec<i32> {
         let Some(size) = peek_size(rest).filter(|&s| s >= 4 && s as u32 <= max_frame) else {
             break;
         };
-        let Some(corr) = peek_i32(rest, at) else {
+        let Some(corr) = rest.get(at..at + 4).and_then(|c| c.try_into().ok()) else {
             break;
         };
-        out.push(corr);
+        out.push(i32::from_be_bytes(corr));
         let Some(next) = rest.get(size as usize + 4..) else {
             break;
         };
@@ -186,6 +231,7 @@ fn settle(
     conn: &mut Conn,
     role: Role,
     cfg: &KafkaConfig,
+    confirm: Option<&Confirm>,
     stats: &mut KafkaStats,
     out: &mut dyn FnMut(&KafkaMessage<'_>),
 ) {
@@ -207,7 +253,7 @@ fn settle(
         return;
     };
     stats.connections += 1;
-    let mut framers = Framer::pair(conn.id, conn.a, conn.b, client, conn.syn_seen, cfg);
+    let mut framers = Framer::pair(conn.id, conn.a, conn.b, client, conn.syn_seen, cfg, confirm);
     // Replay what arrived while undecided, packet by packet, so every
     // message keeps the frame and time that completed it.
     let mut replay = Vec::new();
@@ -215,16 +261,16 @@ fn settle(
     for (d, h) in [(Dir::AtoB, ab), (Dir::BtoA, ba)] {
         super::pick(&mut framers, d).notes = h.notes;
         let mut at = 0;
-        for (len, packet, ts) in h.arrivals {
+        for (len, frame, ts) in h.arrivals {
             let bytes = h.buf.get(at..at + len).unwrap_or_default().to_vec();
             at += len;
-            replay.push((packet, ts, d, bytes));
+            replay.push((frame, ts, d, bytes));
         }
     }
     // Stable: within one packet number, requests (pushed first) lead.
     replay.sort_by_key(|r| (r.0, r.2 != client));
-    for (packet, ts, d, bytes) in replay {
-        super::pick(&mut framers, d).feed(&bytes, packet, ts, &mut conn.pairing, stats, out);
+    for (frame, ts, d, bytes) in replay {
+        super::pick(&mut framers, d).feed(&bytes, frame, ts, &mut conn.pairing, stats, out);
     }
     conn.stage = Stage::Kafka {
         client,

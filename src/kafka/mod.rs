@@ -17,6 +17,8 @@ mod framer;
 mod pairing;
 mod resync;
 #[cfg(test)]
+mod scenarios;
+#[cfg(test)]
 mod tests;
 
 use crate::proto::Kind;
@@ -25,6 +27,7 @@ use budget::Budget;
 use detect::{Held, Role};
 use framer::Framer;
 use pairing::Pairing;
+pub use resync::Confirm;
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 
@@ -112,6 +115,10 @@ pub struct KafkaStats {
     pub resyncs: u64,
     /// Bytes thrown away while looking for a frame boundary.
     pub skipped_bytes: u64,
+    /// Bytes the hunt for a frame boundary looked through and passed over.
+    pub hunted_bytes: u64,
+    /// Plausible frame starts found while hunting but not confirmed, so not taken.
+    pub rejected_candidates: u64,
     pub gaps: u64,
     pub conflicts: u64,
     pub pending_evicted: u64,
@@ -162,6 +169,8 @@ pub struct Sessions {
     conns: HashMap<ConnId, Conn>,
     stats: KafkaStats,
     budget: Budget,
+    /// Schema check for hunted candidates, if the caller gave one.
+    confirm: Option<Confirm>,
 }
 
 impl Sessions {
@@ -171,7 +180,14 @@ impl Sessions {
             cfg,
             conns: HashMap::new(),
             stats: KafkaStats::default(),
+            confirm: None,
         }
+    }
+
+    /// Lets hunting also confirm a candidate frame that decodes completely under its
+    /// schema (see [`Confirm`]); applies to connections opened from now on.
+    pub fn set_confirm(&mut self, confirm: Confirm) {
+        self.confirm = Some(confirm);
     }
 
     pub fn stats(&self) -> &KafkaStats {
@@ -181,7 +197,7 @@ impl Sessions {
     /// Feeds one stream event from packet `frame`; completed frames go to `out`.
     pub fn on_event(
         &mut self,
-        packet: u64,
+        frame: u64,
         ts_ns: i64,
         ev: StreamEvent<'_>,
         out: &mut dyn FnMut(&KafkaMessage<'_>),
@@ -195,7 +211,7 @@ impl Sessions {
         };
         let held = |s: &Self| s.conns.get(&id).map_or(0, Conn::held);
         let before = held(self);
-        self.dispatch(packet, ts_ns, ev, out);
+        self.dispatch(frame, ts_ns, ev, out);
         let after = held(self);
         if self.budget.account(before, after) {
             if let Some(conn) = self.conns.get_mut(&id) {
@@ -208,7 +224,7 @@ impl Sessions {
 
     fn dispatch(
         &mut self,
-        packet: u64,
+        frame: u64,
         ts_ns: i64,
         ev: StreamEvent<'_>,
         out: &mut dyn FnMut(&KafkaMessage<'_>),
@@ -227,7 +243,13 @@ impl Sessions {
                         Stage::Kafka {
                             client,
                             framers: Box::new(Framer::pair(
-                                conn, a, b, client, syn_seen, &self.cfg,
+                                conn,
+                                a,
+                                b,
+                                client,
+                                syn_seen,
+                                &self.cfg,
+                                self.confirm.as_ref(),
                             )),
                         }
                     }
@@ -250,9 +272,9 @@ impl Sessions {
             StreamEvent::Data {
                 conn, dir, data, ..
             } => {
-                self.data(conn, dir, data, packet, ts_ns, out);
+                self.data(conn, dir, data, frame, ts_ns, out);
             }
-            StreamEvent::Gap { conn, dir, len } => self.gap(conn, dir, len),
+            StreamEvent::Gap { conn, dir, len } => self.gap(conn, dir, len, frame, ts_ns, out),
             StreamEvent::Conflict {
                 conn,
                 dir,
@@ -271,7 +293,7 @@ impl Sessions {
                     }
                 }
             }
-            StreamEvent::Closed { conn, reason } => self.close(conn, reason, packet, ts_ns, out),
+            StreamEvent::Closed { conn, reason } => self.close(conn, reason, frame, ts_ns, out),
         }
     }
 
@@ -280,7 +302,7 @@ impl Sessions {
         id: ConnId,
         dir: Dir,
         data: &[u8],
-        packet: u64,
+        frame: u64,
         ts_ns: i64,
         out: &mut dyn FnMut(&KafkaMessage<'_>),
     ) {
@@ -299,17 +321,48 @@ impl Sessions {
         match &mut conn.stage {
             Stage::NotKafka => {}
             Stage::Undecided(held) => {
-                pick(held, dir).push(data, packet, ts_ns);
-                detect::detect(conn, &self.cfg, false, &mut self.stats, out);
+                pick(held, dir).push(data, frame, ts_ns);
+                detect::detect(
+                    conn,
+                    &self.cfg,
+                    self.confirm.as_ref(),
+                    false,
+                    &mut self.stats,
+                    out,
+                );
             }
-            Stage::Kafka { framers, .. } => {
+            Stage::Kafka { client, framers } => {
+                let client = *client;
+                if dir != client && pick(framers, client).waits() {
+                    // Answers about to be framed may confirm requests found by hunting.
+                    let corrs = pick(framers, dir).upcoming_corrs(data);
+                    if !corrs.is_empty() {
+                        let q = pick(framers, client);
+                        q.echo(
+                            &corrs,
+                            frame,
+                            ts_ns,
+                            &mut conn.pairing,
+                            &mut self.stats,
+                            out,
+                        );
+                    }
+                }
                 let f = pick(framers, dir);
-                f.feed(data, packet, ts_ns, &mut conn.pairing, &mut self.stats, out);
+                f.feed(data, frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
             }
         }
     }
 
-    fn gap(&mut self, id: ConnId, dir: Dir, len: u64) {
+    fn gap(
+        &mut self,
+        id: ConnId,
+        dir: Dir,
+        len: u64,
+        frame: u64,
+        ts_ns: i64,
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
+    ) {
         let Some(conn) = self.conns.get_mut(&id) else {
             return;
         };
@@ -320,9 +373,13 @@ impl Sessions {
                 conn.stage = Stage::NotKafka;
                 self.stats.not_kafka += 1;
             }
-            Stage::Kafka { framers, .. } => {
+            Stage::Kafka { client, framers } => {
                 self.stats.gaps += 1;
-                pick(framers, dir).gap(len, &mut self.stats);
+                if dir == *client {
+                    pick(framers, client.reverse()).peer_lost_bytes();
+                }
+                let f = pick(framers, dir);
+                f.gap(len, frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
             }
         }
     }
@@ -331,7 +388,7 @@ impl Sessions {
         &mut self,
         id: ConnId,
         _reason: CloseReason,
-        packet: u64,
+        frame: u64,
         ts_ns: i64,
         out: &mut dyn FnMut(&KafkaMessage<'_>),
     ) {
@@ -339,24 +396,31 @@ impl Sessions {
             return;
         };
         if matches!(conn.stage, Stage::Undecided(_)) {
-            detect::detect(&mut conn, &self.cfg, true, &mut self.stats, out);
+            detect::detect(
+                &mut conn,
+                &self.cfg,
+                self.confirm.as_ref(),
+                true,
+                &mut self.stats,
+                out,
+            );
         }
         // The connection is over, so its pending list no longer needs a cap.
         conn.pairing.uncap();
         if let Stage::Kafka { client, framers } = &mut conn.stage {
             for d in [*client, client.reverse()] {
-                pick(framers, d).flush(packet, ts_ns, &mut conn.pairing, &mut self.stats, out);
+                pick(framers, d).flush(frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
             }
         }
         conn.pairing.close(&mut self.stats);
     }
 
     /// End of input: every connection still open is closed.
-    pub fn finish(&mut self, packet: u64, ts_ns: i64, out: &mut dyn FnMut(&KafkaMessage<'_>)) {
+    pub fn finish(&mut self, frame: u64, ts_ns: i64, out: &mut dyn FnMut(&KafkaMessage<'_>)) {
         let mut ids: Vec<ConnId> = self.conns.keys().copied().collect();
         ids.sort_by_key(|c| c.0);
         for id in ids {
-            self.close(id, CloseReason::EndOfCapture, packet, ts_ns, out);
+            self.close(id, CloseReason::EndOfCapture, frame, ts_ns, out);
         }
     }
 }

@@ -23,6 +23,8 @@ pub(super) struct Pairing {
     pending: VecDeque<Pending>,
     /// Requests kept; the oldest is dropped past this.
     max: usize,
+    /// Requests ever seen, so a hunt for responses knows when to look again.
+    seen: u64,
 }
 
 impl Pairing {
@@ -30,6 +32,7 @@ impl Pairing {
         Pairing {
             pending: VecDeque::new(),
             max,
+            seen: 0,
         }
     }
 
@@ -38,9 +41,27 @@ impl Pairing {
         self.max = usize::MAX;
     }
 
+    /// How many requests were ever seen: it changes when a new one is pending.
+    pub(super) fn seen(&self) -> u64 {
+        self.seen
+    }
+
+    /// A request too large to keep has begun: it is emitted when it ends.
+    pub(super) fn saw_request(&mut self) {
+        self.seen += 1;
+    }
+
     /// The correlation ids of the requests awaiting an answer.
     pub(super) fn asked(&self) -> HashSet<i32> {
         self.pending.iter().map(|p| p.correlation_id).collect()
+    }
+
+    /// The API and version of the pending request with this correlation id.
+    pub(super) fn api_of(&self, corr: i32) -> Option<(i16, i16)> {
+        self.pending
+            .iter()
+            .find(|p| p.correlation_id == corr)
+            .map(|p| p.api)
     }
 
     /// Pairs one frame (a request waits; a response finds its request) and emits it.
@@ -53,6 +74,7 @@ impl Pairing {
         match f.kind {
             Kind::Request => {
                 stats.requests += 1;
+                self.seen += 1;
                 if let Some(h) = peek_request_header(f.data) {
                     f.api = Some((h.api_key, h.api_version));
                     self.pending.push_back(Pending {

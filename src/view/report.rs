@@ -72,13 +72,15 @@ pub fn render(s: &RunStats) -> String {
         }
         writeln!(
             e,
-            "  problems: {} malformed, {} with warnings, {} gaps ({} bytes), {} resyncs ({} bytes skipped), {} desyncs, {} cut messages, {} oversized, {} conflicting retransmissions",
+            "  problems: {} malformed, {} with warnings, {} gaps ({} bytes), {} resyncs ({} bytes skipped, {} hunted through, {} candidates rejected), {} desyncs, {} cut messages, {} oversized, {} conflicting retransmissions",
             s.malformed,
             s.warned,
             t.gaps,
             t.gap_bytes,
             k.resyncs,
             k.skipped_bytes,
+            k.hunted_bytes,
+            k.rejected_candidates,
             k.desyncs,
             k.cut_frames,
             k.oversized_frames,
