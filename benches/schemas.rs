@@ -3,7 +3,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kwire::capture::Source;
-use kwire::codec::{self, Codec, DecodeOptions, Schemas, Search, load};
+use kwire::codec::{self, Codec, DecodeOptions, Schemas, Search, read_source};
 use kwire::pipeline::{self, Config};
 use std::hint::black_box;
 use std::ops::ControlFlow;
@@ -21,7 +21,7 @@ fn bench(c: &mut Criterion) {
     eprintln!("loading {}", jar.display());
     c.bench_function("load_kafka_clients_jar", |b| {
         b.iter(|| {
-            let (list, problems) = load::read_source(black_box(jar)).unwrap();
+            let (list, problems) = read_source(black_box(jar)).unwrap();
             let mut s = Schemas::builtin();
             s.add("jar", list);
             black_box((s, problems))

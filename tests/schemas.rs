@@ -8,7 +8,7 @@
 use bytes::{Bytes, BytesMut};
 use kafka_protocol::messages::{ApiKey, RequestKind, ResponseKind};
 use kwire::capture::Source;
-use kwire::codec::{self, Codec, DecodeOptions, Kind, Search, load};
+use kwire::codec::{self, Codec, DecodeOptions, Kind, Search, read_source};
 use kwire::pipeline::{self, Config, End};
 use kwire::view::json::body_value;
 use std::collections::BTreeMap;
@@ -56,7 +56,7 @@ fn all_203_schemas_of_kafka_4_4_0_load() {
     else {
         return skip("no kafka-clients-4.4.0.jar found");
     };
-    let (schemas, problems) = load::read_source(&jar).unwrap();
+    let (schemas, problems) = read_source(&jar).unwrap();
     assert_eq!(problems, Vec::<String>::new());
     assert_eq!(schemas.len(), 203);
     let count = |k: codec::SchemaKind| schemas.iter().filter(|s| s.kind == k).count();
@@ -93,7 +93,7 @@ fn older_jars_bring_back_removed_versions() {
     // Every jar loads without a problem (2.8's DescribeProducersRequest.json has a stray `]}`,
     // which Kafka's own reader ignores too).
     for jar in &jars {
-        let (list, problems) = load::read_source(jar).unwrap();
+        let (list, problems) = read_source(jar).unwrap();
         assert!(problems.is_empty(), "{}: {problems:?}", jar.display());
         assert!(list.len() > 100, "{}", jar.display());
     }
@@ -175,14 +175,14 @@ fn every_captured_message_decodes_and_agrees_with_kafka_protocol() {
             e.messages += 1;
             total.messages += 1;
             if let Some(err) = &m.error {
-                problems.push(format!("{name} frame {}: {err}", r.frame.frame));
+                problems.push(format!("{name} frame {}: {err}", r.packet));
                 return ControlFlow::Continue(());
             }
             let (Some(b), Some(key), Some(v)) = (m.body, m.api_key, m.api_version) else {
                 if m.api_key.is_some() {
                     problems.push(format!(
                         "{name} frame {}: no body for {:?}",
-                        r.frame.frame,
+                        r.packet,
                         m.api_name()
                     ));
                 }
@@ -191,7 +191,7 @@ fn every_captured_message_decodes_and_agrees_with_kafka_protocol() {
             e.decoded += 1;
             total.decoded += 1;
             let node = &m.tree.nodes[b];
-            let wire = &r.frame.data[node.offset as usize..(node.offset + node.len) as usize];
+            let wire = &r.data[node.offset as usize..(node.offset + node.len) as usize];
             // kwire's values written back by kwire's encoder give the wire bytes again...
             let value = body_value(&m.tree, b);
             let again = match m.kind {
@@ -205,7 +205,7 @@ fn every_captured_message_decodes_and_agrees_with_kafka_protocol() {
             if again.as_deref() != Ok(wire) {
                 problems.push(format!(
                     "{name} frame {}: kwire's values do not re-encode to the wire bytes",
-                    r.frame.frame
+                    r.packet
                 ));
             }
             // ...and kafka-protocol reads the same values (its writing them back agrees).
@@ -221,7 +221,7 @@ fn every_captured_message_decodes_and_agrees_with_kafka_protocol() {
                 }
                 Some(_) => problems.push(format!(
                     "{name} frame {}: kafka-protocol reads {} v{v} differently",
-                    r.frame.frame,
+                    r.packet,
                     m.api_name().unwrap_or("?")
                 )),
                 None => {

@@ -8,8 +8,8 @@
 
 use bytes::{Bytes, BytesMut};
 use kafka_protocol::messages::{ApiKey, RequestKind, ResponseKind};
-use kwire::codec::schema::{Field, FieldType, Prim};
 use kwire::codec::{Codec, DecodeOptions, Kind, MessageSchema, Search};
+use kwire::codec::{Field, FieldType, Prim};
 use kwire::view::json::body_value;
 use proptest::prelude::*;
 use serde_json::{Map, Value as Json, json};

@@ -10,8 +10,9 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
-use super::frame::Kind;
 use super::schema::{MessageSchema, SchemaKind};
+use crate::proto::Kind;
+use crate::proto::apis::{API_VERSIONS, CONTROLLED_SHUTDOWN};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::Read;
@@ -198,7 +199,7 @@ impl Schemas {
     /// Request header version: 2 when flexible, else 1; ControlledShutdown v0 has 0.
     pub fn request_header_version(&self, key: i16, version: i16) -> Option<i16> {
         let flexible = self.is_flexible(key, version)?;
-        Some(if key == 7 && version == 0 {
+        Some(if key == CONTROLLED_SHUTDOWN && version == 0 {
             0
         } else if flexible {
             2
@@ -211,7 +212,11 @@ impl Schemas {
     /// that a client that does not yet know the broker's versions can read it.
     pub fn response_header_version(&self, key: i16, version: i16) -> Option<i16> {
         let flexible = self.is_flexible(key, version)?;
-        Some(if key == 18 || !flexible { 0 } else { 1 })
+        Some(if key == API_VERSIONS || !flexible {
+            0
+        } else {
+            1
+        })
     }
 
     /// The sources loaded, as given.
