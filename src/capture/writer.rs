@@ -82,6 +82,18 @@ impl<W: Write> PcapWriter<W> {
         self.out.write_all(cut)
     }
 
+    /// Writes one packet as it was captured: `data` is what was kept of
+    /// `origlen` bytes on the wire (TUI export keeps the original lengths).
+    pub fn write_captured(&mut self, ts_ns: i64, data: &[u8], origlen: u32) -> io::Result<()> {
+        let (sec, frac) = self.precision.split(ts_ns);
+        self.out.write_all(&sec.to_le_bytes())?;
+        self.out.write_all(&frac.to_le_bytes())?;
+        self.out.write_all(&len32(data.len())?.to_le_bytes())?;
+        self.out
+            .write_all(&origlen.max(len32(data.len())?).to_le_bytes())?;
+        self.out.write_all(data)
+    }
+
     pub fn into_inner(self) -> W {
         self.out
     }
