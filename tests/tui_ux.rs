@@ -472,3 +472,50 @@ fn an_exported_file_is_one_tshark_reads() {
         .count();
     assert_eq!(lines.len(), want);
 }
+
+#[test]
+fn the_status_bar_says_what_c_and_w_did() {
+    let mut app = loaded(ELECTION);
+    app.select(position_of_frame(&app, 201));
+    press(&mut app, "c");
+    let n = app.take_clipboard().unwrap().len();
+    let s = render(&app);
+    let status = s.lines().last().unwrap();
+    assert!(
+        status.contains(&format!(
+            "copied the message as NDJSON ({n} bytes) to the clipboard"
+        )),
+        "{status}"
+    );
+    press(&mut app, "f");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.pcap");
+    export(&mut app, &out);
+    let s = render(&app);
+    let status = s.lines().last().unwrap();
+    assert!(
+        status.starts_with(" 36/248 msgs │ loaded 476 packets │ following a connection (f: all) │"),
+        "{status}"
+    );
+    let (notice, _) = app.notice().cloned().unwrap();
+    assert!(
+        notice.starts_with("wrote ") && notice.contains(" packets of 36 messages to "),
+        "{notice}"
+    );
+}
+
+#[test]
+fn a_late_message_is_drawn_in_its_place() {
+    let f = late_decided_capture();
+    let app = loaded(f.path().to_str().unwrap());
+    let s = render(&app);
+    let rows: Vec<&str> = s
+        .lines()
+        .skip(2)
+        .take(4)
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(rows.len(), 4);
+    let nums: Vec<u64> = rows.iter().map(|r| r.parse().unwrap()).collect();
+    assert!(nums.is_sorted() && nums[0] == 1, "{s}");
+}

@@ -157,8 +157,7 @@ fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
             bar.fg(Color::LightCyan),
         ));
     }
-    spans.push(sep.clone());
-    spans.push(Span::styled(escape(app.label()).into_owned(), bar));
+    // A notice says what a key just did: before the label, which can be long.
     if let Some((n, err)) = app.notice() {
         spans.push(sep.clone());
         spans.push(Span::styled(
@@ -166,6 +165,8 @@ fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
             if *err { bar.fg(ERROR) } else { bar },
         ));
     }
+    spans.push(sep.clone());
+    spans.push(Span::styled(escape(app.label()).into_owned(), bar));
     spans.push(sep);
     if app.tab() == Tab::Analysis {
         spans.push(Span::styled("t messages  ", bar.fg(Color::Gray)));
