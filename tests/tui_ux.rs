@@ -273,23 +273,30 @@ fn w_writes_a_followed_connection_that_reads_back_the_same() {
     press(&mut app, "f");
     let shown = shown_frames(&app);
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("conn.pcap");
-    export(&mut app, &out);
-    let (notice, err) = app.notice().cloned().unwrap();
-    assert!(!err, "{notice}");
-    assert!(
-        notice.contains(&format!("of {} messages", shown.len())),
-        "{notice}"
-    );
-    // The file re-dissects to exactly the connection's messages.
     let all = messages(Path::new(ELECTION));
     let want: Vec<_> = all
         .iter()
         .filter(|m| shown.contains(&m.0))
         .map(identity)
         .collect();
-    let got: Vec<_> = messages(&out).iter().map(identity).collect();
-    assert_eq!(got, want);
+    // pcap, or pcapng by the file's name.
+    for (name, magic) in [
+        ("conn.pcap", [0x4d, 0x3c, 0xb2, 0xa1]),
+        ("conn.pcapng", [0x0a, 0x0d, 0x0d, 0x0a]),
+    ] {
+        let out = dir.path().join(name);
+        export(&mut app, &out);
+        let (notice, err) = app.notice().cloned().unwrap();
+        assert!(!err, "{notice}");
+        assert!(
+            notice.contains(&format!("of {} messages", shown.len())),
+            "{notice}"
+        );
+        assert_eq!(std::fs::read(&out).unwrap()[..4], magic, "{name}");
+        // The file re-dissects to exactly the connection's messages.
+        let got: Vec<_> = messages(&out).iter().map(identity).collect();
+        assert_eq!(got, want, "{name}");
+    }
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! `w`: writes the packets of the shown messages to a pcap file, like
+//! `w`: writes the packets of the shown messages to a pcap (or pcapng) file, like
 //! Wireshark's "Export Specified Packets" with the packets they depend on.
 //!
 //! The store keeps each message's completing packet, connection and
@@ -12,8 +12,8 @@
 
 use super::list::View;
 use super::store::Store;
-use crate::capture::writer::{PcapWriter, TsPrecision};
-use crate::capture::{CaptureError, Source};
+use crate::capture::writer::{PcapWriter, PcapngWriter, TsPrecision};
+use crate::capture::{CaptureError, Packet, Source};
 use crate::net::{self, NetStats};
 use std::collections::HashMap;
 use std::fs::File;
@@ -92,11 +92,15 @@ pub struct Written {
     pub messages: usize,
 }
 
-/// Reads `source` from its start and writes the selected packets to `path`.
+/// Reads `source` from its start and writes the selected packets to `path`:
+/// pcapng when the name ends in `.pcapng` (any link types), else pcap (one).
 /// A partly written file is removed on error.
 pub fn write(sel: &Selection, mut source: Source, path: &Path) -> Result<Written, String> {
     let file = File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-    let result = copy(sel, &mut source, BufWriter::new(file));
+    let ng = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pcapng"));
+    let result = copy(sel, &mut source, Out::new(BufWriter::new(file), ng));
     if result.is_err() {
         let _ = std::fs::remove_file(path);
     }
@@ -106,11 +110,82 @@ pub fn write(sel: &Selection, mut source: Source, path: &Path) -> Result<Written
     })
 }
 
-fn copy(sel: &Selection, source: &mut Source, out: BufWriter<File>) -> Result<u64, String> {
+type Sink = BufWriter<File>;
+
+/// The file being written; its header waits for the first packet's link type.
+enum Out {
+    Start(Sink, bool),
+    Pcap(PcapWriter<Sink>, i32),
+    Pcapng(PcapngWriter<Sink>, HashMap<i32, u32>),
+    Failed,
+}
+
+impl Out {
+    fn new(sink: Sink, ng: bool) -> Out {
+        Out::Start(sink, ng)
+    }
+
+    fn write(&mut self, number: u64, p: &Packet<'_>) -> Result<(), String> {
+        let err = |e: std::io::Error| format!("writing: {e}");
+        if let Out::Start(..) = self {
+            let Out::Start(sink, ng) = std::mem::replace(self, Out::Failed) else {
+                return Err("internal: writer lost".into());
+            };
+            *self = if ng {
+                Out::Pcapng(PcapngWriter::new(sink).map_err(err)?, HashMap::new())
+            } else {
+                let w = PcapWriter::new(sink, p.linktype as u32, TsPrecision::Nano, SNAPLEN)
+                    .map_err(err)?;
+                Out::Pcap(w, p.linktype)
+            };
+        }
+        match self {
+            Out::Pcap(w, linktype) if *linktype == p.linktype => {
+                w.write_captured(p.ts_ns(), p.data, p.origlen).map_err(err)
+            }
+            Out::Pcap(_, linktype) => Err(format!(
+                "packet {number} has link type {}, the others {linktype}: a pcap file holds one; name a .pcapng file",
+                p.linktype
+            )),
+            Out::Pcapng(w, ifaces) => {
+                let iface = match ifaces.get(&p.linktype) {
+                    Some(&i) => i,
+                    None => {
+                        let lt = u16::try_from(p.linktype)
+                            .map_err(|_| format!("link type {} out of range", p.linktype))?;
+                        let i = w
+                            .add_interface(lt, SNAPLEN, TsPrecision::Nano)
+                            .map_err(err)?;
+                        ifaces.insert(p.linktype, i);
+                        i
+                    }
+                };
+                w.write_captured(iface, p.ts_ns(), p.data, p.origlen)
+                    .map_err(err)
+            }
+            Out::Start(..) | Out::Failed => Err("internal: writer lost".into()),
+        }
+    }
+
+    fn finish(self) -> Result<(), String> {
+        let sink = match self {
+            Out::Pcap(w, _) => w.into_inner(),
+            Out::Pcapng(w, _) => w.into_inner(),
+            Out::Start(..) | Out::Failed => {
+                return Err("none of the packets was found in the capture again".into());
+            }
+        };
+        let mut sink = sink;
+        sink.flush().map_err(|e| format!("writing: {e}"))
+    }
+}
+
+/// What the header advertises; packets are written as long as they were captured.
+const SNAPLEN: u32 = 262_144;
+
+fn copy(sel: &Selection, source: &mut Source, mut out: Out) -> Result<u64, String> {
     let mut cursors: HashMap<Dir, usize> = HashMap::new();
     let mut stats = NetStats::default();
-    let mut writer: Option<(PcapWriter<BufWriter<File>>, i32)> = None;
-    let mut out = Some(out);
     let mut number = 0u64;
     let mut written = 0u64;
     while number < sel.last {
@@ -135,31 +210,9 @@ fn copy(sel: &Selection, source: &mut Source, out: BufWriter<File>) -> Result<u6
         if ranges.get(*at).is_none_or(|&(lo, _)| lo > number) {
             continue;
         }
-        if writer.is_none() {
-            let o = out.take().ok_or("internal: writer lost")?;
-            let w = PcapWriter::new(o, p.linktype as u32, TsPrecision::Nano, 262_144)
-                .map_err(|e| format!("writing: {e}"))?;
-            writer = Some((w, p.linktype));
-        }
-        let Some((w, linktype)) = writer.as_mut() else {
-            continue;
-        };
-        if *linktype != p.linktype {
-            return Err(format!(
-                "packet {number} has link type {}, the file {}: a pcap file holds one",
-                p.linktype, linktype
-            ));
-        }
-        w.write_captured(p.ts_ns(), p.data, p.origlen)
-            .map_err(|e| format!("writing: {e}"))?;
+        out.write(number, &p)?;
         written += 1;
     }
-    match writer {
-        Some((w, _)) => w
-            .into_inner()
-            .flush()
-            .map_err(|e| format!("writing: {e}"))?,
-        None => return Err("none of the packets was found in the capture again".into()),
-    }
+    out.finish()?;
     Ok(written)
 }
