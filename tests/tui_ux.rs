@@ -446,38 +446,46 @@ fn an_exported_file_is_one_tshark_reads() {
     let out = dir.path().join("conn.pcap");
     export(&mut app, &out);
     let notice = app.notice().unwrap().0.clone();
-    // tshark: every packet of that connection up to its last message, and nothing else.
-    let t = std::process::Command::new("tshark")
-        .args(["-n", "-r"])
-        .arg(&out)
-        .args(["-T", "fields", "-e", "tcp.srcport", "-e", "tcp.dstport"])
-        .output()
-        .unwrap();
-    assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
-    let lines: Vec<String> = String::from_utf8(t.stdout)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect();
+    // tshark: every packet of that connection up to its last message, and
+    // nothing else, with its time and length as captured.
+    let fields = |file: &Path, filter: &str| -> Vec<String> {
+        let t = std::process::Command::new("tshark")
+            .args(["-n", "-r"])
+            .arg(file)
+            .args(["-Y", filter, "-T", "fields", "-e", "frame.number"])
+            .args([
+                "-e",
+                "frame.time_epoch",
+                "-e",
+                "frame.len",
+                "-e",
+                "frame.cap_len",
+            ])
+            .args(["-e", "tcp.srcport", "-e", "tcp.dstport"])
+            .output()
+            .unwrap();
+        assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+        String::from_utf8(t.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let got = fields(&out, "frame");
     assert!(
-        notice.contains(&format!("wrote {} packets", lines.len())),
+        notice.contains(&format!("wrote {} packets", got.len())),
         "{notice}"
     );
-    for l in &lines {
-        assert!(l == "33656\t19301" || l == "19301\t33656", "{l}");
-    }
-    let all = std::process::Command::new("tshark")
-        .args(["-n", "-r", ELECTION, "-Y", "tcp.port==33656"])
-        .args(["-T", "fields", "-e", "frame.number"])
-        .output()
-        .unwrap();
     let last = *shown_frames(&app).last().unwrap();
-    let want = String::from_utf8(all.stdout)
-        .unwrap()
-        .lines()
-        .filter(|n| n.parse::<u64>().unwrap() <= last)
-        .count();
-    assert_eq!(lines.len(), want);
+    let want: Vec<String> = fields(Path::new(ELECTION), "tcp.port==33656")
+        .into_iter()
+        .filter(|l| l.split('\t').next().unwrap().parse::<u64>().unwrap() <= last)
+        .collect();
+    let rest = |l: &String| l.split_once('\t').unwrap().1.to_string();
+    assert_eq!(
+        got.iter().map(rest).collect::<Vec<_>>(),
+        want.iter().map(rest).collect::<Vec<_>>()
+    );
 }
 
 #[test]
