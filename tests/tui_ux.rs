@@ -346,6 +346,20 @@ fn w_asks_before_overwriting_and_cannot_export_live() {
     press(&mut app, "w");
     code(&mut app, KeyCode::Esc);
     assert!(app.export_input().is_none() && !app.exporting());
+    // A file that cannot be created: the status bar says why.
+    press(&mut app, "w");
+    app.on_key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+    press(
+        &mut app,
+        dir.path().join("no/such/dir.pcap").to_str().unwrap(),
+    );
+    code(&mut app, KeyCode::Enter);
+    app.wait_jobs();
+    let (notice, err) = app.notice().cloned().unwrap();
+    assert!(
+        err && notice.starts_with("export failed: cannot create"),
+        "{notice}"
+    );
     // Without a file to read again, `w` says why.
     let mut live = App::new("live lo (tcp)", true);
     press(&mut live, "w");

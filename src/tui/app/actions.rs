@@ -4,7 +4,7 @@
 use super::{App, Pane};
 use crate::codec::Kind;
 use crate::tui::clipboard::MAX_COPY;
-use crate::tui::export::{self, Reopen, Selection};
+use crate::tui::export::{self, Reopen, Selection, Written};
 use crate::tui::list::View;
 use crate::view::escape::escape;
 use crate::view::filter::Filter;
@@ -168,7 +168,7 @@ impl App {
 
     /// Takes the result of a finished export; returns whether anything changed.
     pub fn poll_jobs(&mut self) -> bool {
-        let Some((rx, path)) = &self.job else {
+        let Some((rx, _)) = &self.job else {
             return false;
         };
         let done = match rx.try_recv() {
@@ -176,8 +176,25 @@ impl App {
             Err(TryRecvError::Empty) => return false,
             Err(TryRecvError::Disconnected) => Err("the export stopped unexpectedly".into()),
         };
-        let path = escape(path).into_owned();
-        self.job = None;
+        self.job_done(done);
+        true
+    }
+
+    /// Waits for the export being written (tests and tools).
+    pub fn wait_jobs(&mut self) {
+        if let Some((rx, _)) = &self.job {
+            let done = rx
+                .recv()
+                .unwrap_or_else(|_| Err("the export stopped unexpectedly".into()));
+            self.job_done(done);
+        }
+    }
+
+    fn job_done(&mut self, done: Result<Written, String>) {
+        let Some((_, path)) = self.job.take() else {
+            return;
+        };
+        let path = escape(&path).into_owned();
         self.notice = Some(match done {
             Ok(w) => (
                 format!(
@@ -188,19 +205,6 @@ impl App {
             ),
             Err(e) => (format!("export failed: {}", escape(&e)), true),
         });
-        true
-    }
-
-    /// Waits for the export being written (tests and tools).
-    pub fn wait_jobs(&mut self) {
-        if let Some((rx, path)) = self.job.take() {
-            if let Ok(r) = rx.recv() {
-                let (tx, again) = channel();
-                let _ = tx.send(r);
-                self.job = Some((again, path));
-                self.poll_jobs();
-            }
-        }
     }
 
     /// `c`: in the tree, the selected field's value; elsewhere the selected
