@@ -32,7 +32,7 @@ fn run_packets(packets: &[(i64, Vec<u8>)], cfg: Config) -> Run {
     let mut pipe = Pipeline::new(cfg);
     let mut summary_lines = Vec::new();
     let mut objs = Vec::new();
-    let mut sink = |r: &kwire::pipeline::Record<'_, '_>| {
+    let mut sink = |r: &kwire::dissect::Record<'_>| {
         summary_lines.push(summary::line(r));
         let mut buf = Vec::new();
         json::write_record(&mut buf, r);
@@ -261,9 +261,9 @@ fn flood_of_never_answered_requests() {
     assert_eq!(k.requests, 5000);
     assert_eq!(k.pending_evicted, 5000 - 64);
     assert_eq!(k.unanswered.values().sum::<u64>(), 5000);
-    assert_eq!(k.unanswered_frames.len(), 20);
+    assert_eq!(k.unanswered_packets.len(), 20);
     assert_eq!(
-        k.unanswered_frames[0], 4,
+        k.unanswered_packets[0], 4,
         "the first request, after the handshake"
     );
 }

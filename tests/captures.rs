@@ -106,14 +106,14 @@ fn run(path: &Path) -> Run {
         kjson::write_record(&mut buf, r);
         let api = match r.msg.kind {
             Kind::Request => r.msg.api_key.zip(r.msg.api_version),
-            Kind::Response => r.frame.api,
+            Kind::Response => r.api,
         };
         let keep_tree = api.is_some_and(|(k, _)| k == VOTE || k == FIND_COORDINATOR);
         msgs.push(Msg {
-            frame: r.frame.frame,
+            frame: r.packet,
             kind: r.msg.kind,
             json: serde_json::from_slice(&buf).unwrap(),
-            data: r.frame.data.to_vec(),
+            data: r.data.to_vec(),
             api,
             tree: keep_tree.then(|| tree::record(r)),
             summary: summary::line(r),
@@ -906,7 +906,7 @@ fn readme_facts_hold() {
             let mut codes = Vec::new();
             error_codes(&m.json["body"], &mut codes);
             for code in codes {
-                let name = kwire::codec::errors::error_name(code as i16).unwrap_or("?");
+                let name = kwire::proto::errors::error_name(code as i16).unwrap_or("?");
                 errors.push((m.frame, name));
             }
             let granted = &m.json["body"]["Topics"][0]["Partitions"][0]["VoteGranted"];

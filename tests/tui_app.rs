@@ -47,7 +47,7 @@ fn filter(app: &mut App, f: &str) {
 /// (frame, kind, corr) of the selected message.
 fn selected(app: &App) -> (u64, Kind, Option<i32>) {
     let r = app.store().row(app.selected_row().unwrap()).unwrap();
-    (r.frame, r.kind(), r.correlation_id())
+    (r.packet, r.kind(), r.correlation_id())
 }
 
 fn tree_label(app: &App) -> String {
@@ -375,7 +375,7 @@ fn the_elections_table_matches_kwire_stats() {
                 r.epoch,
                 r.outcome.as_str(),
                 r.leader,
-                r.target.as_ref().map(|t| t.frame),
+                r.target.as_ref().map(|t| t.packet),
             )
         })
         .collect();

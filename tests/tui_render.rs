@@ -76,7 +76,7 @@ fn position_of_frame(app: &App, frame: u64) -> usize {
             app.view()
                 .row_at(app.store(), p)
                 .and_then(|r| app.store().row(r))
-                .is_some_and(|r| r.frame == frame)
+                .is_some_and(|r| r.packet == frame)
         })
         .unwrap_or_else(|| panic!("no message in frame {frame}"))
 }

@@ -18,7 +18,7 @@ use super::store::Store;
 use super::tables::{self, CoordinatorRow, ElectionRow, Loading, Table, Tables};
 use super::tree::{self, Tree};
 use crate::pipeline::RunStats;
-use crate::view::filter::Filter;
+use crate::select::Filter;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 use std::sync::Arc;

@@ -7,9 +7,10 @@ use super::order;
 use super::scroll::Scroll;
 use super::store::Store;
 use super::theme::{self, DIM, REQUEST, RESPONSE, WARNING};
-use crate::codec::Kind;
-use crate::pipeline::{Record, api_label};
-use crate::view::filter::Filter;
+use crate::dissect::Record;
+use crate::proto::Kind;
+use crate::select::Filter;
+use crate::view::labels::api_label;
 use crate::view::summary::{self, addr, latency};
 use crossterm::event::KeyCode;
 use ratatui::Frame;
@@ -218,7 +219,7 @@ pub fn position_at(list: &List, area: Rect, y: u16) -> Option<usize> {
 
 /// The Info column: what the summary line says after the fixed facts the
 /// other columns show (latency included), without its leading separator.
-pub fn info(r: &Record<'_, '_>) -> String {
+pub fn info(r: &Record<'_>) -> String {
     let mut s = String::new();
     summary::write_info(&mut s, r);
     s.trim_start().to_string()
@@ -256,7 +257,7 @@ fn cells(store: &Store, row: usize) -> Option<Cells> {
         }
     };
     Some(Cells {
-        no: r.frame.to_string(),
+        no: r.packet.to_string(),
         time: format!("{rel:.6}"),
         ends: format!("{} → {}", addr(&src), addr(&dst)),
         api,

@@ -9,7 +9,7 @@ use super::theme::{self, DIM, ERROR, WARNING, WON};
 use crate::analysis::{
     Analysis, At, CoordinatorKey, Epoch, Outcome, PartitionElections, error_label, key_type_name,
 };
-use crate::codec::Kind;
+use crate::proto::{FIND_COORDINATOR, Kind, VOTE};
 use crate::view::escape::escape;
 use crossterm::event::KeyCode;
 use ratatui::Frame;
@@ -28,7 +28,7 @@ pub enum Table {
 /// The message an entry jumps to: completed by packet `frame`, of this API and kind.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Target {
-    pub frame: u64,
+    pub packet: u64,
     pub api_key: i16,
     pub kind: Kind,
     /// What it is, for the status bar.
@@ -111,14 +111,14 @@ fn election_row(part: usize, p: &PartitionElections, e: &Epoch, show_cluster: bo
     });
     let target = match (e.began, e.reported) {
         (Some(b), _) => Some(Target {
-            frame: b.frame,
-            api_key: 52,
+            packet: b.packet,
+            api_key: VOTE,
             kind: Kind::Request,
             what: format!("epoch {}: its first Vote request", e.epoch),
         }),
         (None, Some(r)) => Some(Target {
-            frame: r.frame,
-            api_key: 52,
+            packet: r.packet,
+            api_key: VOTE,
             kind: Kind::Response,
             what: format!("epoch {}: the first response reporting its leader", e.epoch),
         }),
@@ -154,8 +154,8 @@ fn coordinator_row(k: &CoordinatorKey) -> CoordinatorRow {
         None => ("-".to_string(), false),
     };
     let target = k.answers.first().map(|a| Target {
-        frame: a.at.frame,
-        api_key: 10,
+        packet: a.at.packet,
+        api_key: FIND_COORDINATOR,
         kind: Kind::Response,
         what: format!("{key_type} {}: its first FindCoordinator answer", k.key),
     });
@@ -451,7 +451,7 @@ pub fn draw_elections(f: &mut Frame<'_>, area: Rect, t: &Tables, l: Loading) {
                 format!("{}/{}/{}", r.ballots.0, r.ballots.1, r.ballots.2),
                 r.target
                     .as_ref()
-                    .map_or_else(|| "-".into(), |t| t.frame.to_string()),
+                    .map_or_else(|| "-".into(), |t| t.packet.to_string()),
             ];
             if parts {
                 cells.insert(0, escape(&r.partition).into_owned());
@@ -521,7 +521,7 @@ pub fn draw_coordinators(f: &mut Frame<'_>, area: Rect, t: &Tables, l: Loading) 
                 r.errors.to_string(),
                 r.target
                     .as_ref()
-                    .map_or_else(|| "-".into(), |t| t.frame.to_string()),
+                    .map_or_else(|| "-".into(), |t| t.packet.to_string()),
             ];
             let style = if r.answer_is_error {
                 Style::new().fg(ERROR)

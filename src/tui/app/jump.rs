@@ -2,7 +2,7 @@
 //! message in the list.
 
 use super::{App, Pane, Tab};
-use crate::codec::Kind;
+use crate::proto::Kind;
 use crate::tui::list::View;
 use crate::tui::tables::Target;
 
@@ -27,7 +27,7 @@ impl App {
                     self.notice = None;
                 }
                 None => {
-                    let frame = self.store.row(p).map_or(0, |x| x.frame);
+                    let frame = self.store.row(p).map_or(0, |x| x.packet);
                     self.notice = Some((
                         format!("the {other} (frame {frame}) is hidden by the filter"),
                         true,
@@ -56,7 +56,7 @@ impl App {
     /// The store row of the message `t` names: completed by its packet, of its
     /// API and kind (a packet can complete several messages).
     fn find_target(&self, t: &Target) -> Option<usize> {
-        let in_frame = |i: &usize| self.store.row(*i).is_some_and(|r| r.frame == t.frame);
+        let in_frame = |i: &usize| self.store.row(*i).is_some_and(|r| r.packet == t.packet);
         let exact = (0..self.store.len()).filter(in_frame).find(|&i| {
             self.store
                 .row(i)
@@ -70,7 +70,7 @@ impl App {
     pub fn jump_to(&mut self, t: &Target) {
         let Some(row) = self.find_target(t) else {
             self.notice = Some((
-                format!("frame {} is not in the message list", t.frame),
+                format!("frame {} is not in the message list", t.packet),
                 true,
             ));
             return;
@@ -78,7 +78,7 @@ impl App {
         self.tab = Tab::Messages;
         self.focus = Pane::List;
         self.list.follow = false;
-        let here = format!("frame {}: {}", t.frame, t.what);
+        let here = format!("frame {}: {}", t.packet, t.what);
         if let Some(pos) = self.list.view.position(&self.store, row) {
             self.list.anchor = None;
             self.select(pos);
