@@ -58,13 +58,13 @@ fn shown_frames(app: &App) -> Vec<u64> {
     (0..app.shown())
         .map(|p| {
             let row = app.view().row_at(app.store(), p).unwrap();
-            app.store().row(row).unwrap().frame
+            app.store().row(row).unwrap().packet
         })
         .collect()
 }
 
 fn selected_frame(app: &App) -> u64 {
-    app.store().row(app.selected_row().unwrap()).unwrap().frame
+    app.store().row(app.selected_row().unwrap()).unwrap().packet
 }
 
 fn position_of_frame(app: &App, frame: u64) -> usize {
@@ -94,12 +94,12 @@ fn messages(path: &Path) -> Vec<Msg> {
     let mut out = Vec::new();
     pipeline::run(&mut src, Config::default(), &mut |r| {
         out.push((
-            r.frame.frame,
+            r.packet,
             r.msg.api_key,
             r.msg.kind,
             r.msg.correlation_id,
-            r.frame.src.to_string(),
-            r.frame.dst.to_string(),
+            r.src.to_string(),
+            r.dst.to_string(),
         ));
         ControlFlow::Continue(())
     });
@@ -183,7 +183,7 @@ fn a_message_decided_late_is_listed_at_its_packet() {
     let app = loaded(&path);
     // The store holds them in arrival order; the list in packet order.
     let arrival: Vec<u64> = (0..app.store().len())
-        .map(|i| app.store().row(i).unwrap().frame)
+        .map(|i| app.store().row(i).unwrap().packet)
         .collect();
     assert!(
         !arrival.is_sorted(),
@@ -210,7 +210,7 @@ fn f_follows_the_selected_messages_connection_and_f_again_clears_it() {
     let in_conn: Vec<u64> = (0..app.store().len())
         .map(|i| *app.store().row(i).unwrap())
         .filter(|r| r.conn() == conn)
-        .map(|r| r.frame)
+        .map(|r| r.packet)
         .collect();
     press(&mut app, "f");
     assert_eq!(app.view().conn(), Some(conn));

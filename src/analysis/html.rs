@@ -10,8 +10,8 @@
 use super::coordinators::{CoordinatorAnswer, Endpoint, key_type_name};
 use super::elections::{Epoch, Outcome, PartitionElections, Voter};
 use super::{Analysis, ApiStats, At, CoordinatorKey, error_label};
-use crate::pipeline::api_label;
 use crate::view::escape::escape;
+use crate::view::labels::api_label;
 use crate::view::summary::latency;
 use std::fmt::Write;
 
@@ -102,7 +102,7 @@ fn rel(at: At, first: i64) -> String {
 fn at_cell(at: Option<At>, first: i64) -> String {
     at.map_or_else(
         || "<td class=\"muted\">-</td>".to_string(),
-        |a| format!("<td class=\"n\">{} [{}]</td>", rel(a, first), a.frame),
+        |a| format!("<td class=\"n\">{} [{}]</td>", rel(a, first), a.packet),
     )
 }
 
@@ -310,7 +310,7 @@ fn timeline(out: &mut String, p: &PartitionElections, i: usize, a: &Analysis, fi
                 c.candidate,
                 if c.pre_vote { "pre-vote" } else { "vote" },
                 rel(start, first),
-                start.frame,
+                start.packet,
                 c.granted(),
                 c.denied(),
                 c.unanswered()
@@ -403,7 +403,7 @@ fn key_row(out: &mut String, k: &CoordinatorKey, first: i64) {
             format!(
                 "{} [{}]: {} → {}",
                 rel(c.at, first),
-                c.at.frame,
+                c.at.packet,
                 endpoint(&c.from),
                 endpoint(&c.to)
             )

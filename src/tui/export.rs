@@ -56,14 +56,14 @@ impl Selection {
             let Some(dir) = store.endpoints(r) else {
                 continue;
             };
-            let from = prev.insert((r.conn(), dir), r.frame).unwrap_or(0);
+            let from = prev.insert((r.conn(), dir), r.packet).unwrap_or(0);
             if show {
                 sel.messages += 1;
-                sel.last = sel.last.max(r.frame);
+                sel.last = sel.last.max(r.packet);
                 sel.ranges
                     .entry(dir)
                     .or_default()
-                    .push((from.min(r.frame), r.frame));
+                    .push((from.min(r.packet), r.packet));
             }
         }
         for v in sel.ranges.values_mut() {

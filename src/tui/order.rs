@@ -11,7 +11,7 @@ use super::store::Row;
 
 /// The sort key of row `i`: its packet, then its arrival.
 pub fn key(rows: &[Row], i: usize) -> (u64, usize) {
-    (rows.get(i).map_or(u64::MAX, |r| r.frame), i)
+    (rows.get(i).map_or(u64::MAX, |r| r.packet), i)
 }
 
 /// Row indices sorted by [`key`].

@@ -3,11 +3,11 @@
 
 use super::{App, Pane};
 use crate::codec::Kind;
+use crate::select::Filter;
 use crate::tui::clipboard::MAX_COPY;
 use crate::tui::export::{self, Reopen, Selection, Written};
 use crate::tui::list::View;
 use crate::view::escape::escape;
-use crate::view::filter::Filter;
 use crate::view::json;
 use crate::view::summary::addr;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
