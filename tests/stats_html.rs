@@ -171,6 +171,24 @@ fn the_elections_table_says_what_kwire_stats_says() {
     );
 }
 
+#[test]
+fn kwire_stats_html_writes_the_report_and_prints_as_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.html");
+    let plain = kwire(&["stats", REELECTION]);
+    let with = kwire(&["stats", REELECTION, "--html", out.to_str().unwrap()]);
+    assert_eq!((with.code, plain.code), (0, 0), "{}", with.stderr);
+    assert_eq!(with.stdout, plain.stdout);
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(page, report(REELECTION));
+    // A file that cannot be created: exit 1 at once, with the reason.
+    let bad = dir.path().join("no/such/dir/report.html");
+    let r = kwire(&["stats", REELECTION, "--html", bad.to_str().unwrap()]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.starts_with("kwire: cannot write "), "{}", r.stderr);
+    assert!(r.stdout.is_empty());
+}
+
 // ---- in a real browser ----------------------------------------------------
 
 /// Headless Chromium, or None (SKIP) when it is not installed outside CI.

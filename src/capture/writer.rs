@@ -1,6 +1,7 @@
-//! Minimal pcap and pcapng writers for tests and synthetic fixtures. The pcap
-//! crate can only write through a live libpcap handle, and fixtures need
-//! control over magic, precision and odd blocks, so these are written by hand.
+//! Minimal pcap and pcapng writers, for the TUI's export and for tests and
+//! synthetic fixtures. The pcap crate can only write through a libpcap handle
+//! (classic pcap, µs or ns, no pcapng), and fixtures need control over magic,
+//! precision and odd blocks, so these are written by hand.
 //! Everything is little-endian; readers detect byte order from the magic.
 
 use std::io::{self, Write};
