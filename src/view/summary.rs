@@ -78,7 +78,7 @@ fn details(m: &Message<'_>) -> String {
     let Some(body) = m.body else {
         return match (m.kind, m.client_id) {
             (Kind::Request, Some("")) => "client=\"\"".to_string(),
-            (Kind::Request, Some(c)) => format!("client={}", escape(c)),
+            (Kind::Request, Some(c)) => format!("client={}", super::labels::short(c)),
             _ => String::new(),
         };
     };
