@@ -76,7 +76,10 @@ struct TuiArgs {
 impl OutputArgs {
     fn printer(&self, line_flush: bool) -> Result<Printer, String> {
         let select = Selection::new(&self.api, self.filter.as_deref())?;
-        Ok(Printer::new(self.format, select, self.count, line_flush))
+        let color = self
+            .color
+            .enabled(std::io::IsTerminal::is_terminal(&std::io::stdout()));
+        Ok(Printer::new(self.format, select, self.count, line_flush).with_color(color))
     }
 }
 
@@ -127,8 +130,29 @@ struct OutputArgs {
     /// Do not print the end-of-run statistics on stderr.
     #[arg(short, long)]
     quiet: bool,
+    /// Colour summary lines: `auto` on a terminal unless NO_COLOR is set.
+    #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
+    color: Color,
     #[command(flatten)]
     common: Common,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+impl Color {
+    /// `auto` colours a terminal unless `NO_COLOR` is set and not empty (no-color.org).
+    fn enabled(self, terminal: bool) -> bool {
+        match self {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        }
+    }
 }
 
 /// Ports and limits, the same for every command that reads packets.

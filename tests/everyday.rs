@@ -114,3 +114,126 @@ fn summary_lists_show_three_items_and_cut_long_strings() {
     assert!(tree.contains(key));
     assert_eq!(tree.matches("ReplicaId").count(), 9, "{tree}");
 }
+
+// ---- colour --------------------------------------------------------------------
+
+/// Requests, responses, an error answer, a malformed message, a warning, and (on a second
+/// connection with 150 ms between packets) a slow answer.
+fn colourful() -> tempfile::NamedTempFile {
+    let mut bad = fc_req(4, 2, "app", "orders");
+    bad[19] = 81; // the key array claims 80 elements
+    let mut v3 = vote_req(2, 3, "ctrl", true);
+    v3[6..8].copy_from_slice(&3i16.to_be_bytes()); // beyond the schema: a warning
+    let mut f = flow();
+    f.syn_handshake()
+        .client_send(&fc_req(4, 1, "app", "ok"))
+        .server_send(&fc_resp(4, 1, "ok", 1, "b1", 9092, 15))
+        .client_send(&bad)
+        .client_send(&v3);
+    let mut slow = flow_between("10.0.0.1:50001", SERVER).with_start(1_000_000_000, 150_000_000);
+    slow.syn_handshake()
+        .client_send(&vote_req(2, 4, "ctrl", false))
+        .server_send(&vote_resp(2, 4, true, 0));
+    pcap(&[&f, &slow])
+}
+
+/// Removes ANSI SGR sequences.
+fn strip_sgr(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(at) = rest.find("\x1b[") {
+        out.push_str(&rest[..at]);
+        let end = rest[at..].find('m').unwrap();
+        rest = &rest[at + end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn color_always_is_pinned_and_only_adds_escapes() {
+    let file = colourful();
+    let plain = read(file.path(), &[]);
+    let colored = read(file.path(), &["--color", "always"]);
+    assert_ne!(colored, plain);
+    assert_eq!(strip_sgr(&colored), plain);
+    // Tree and JSON never get colour.
+    for fmt in ["tree", "json"] {
+        assert_eq!(
+            read(file.path(), &["--format", fmt, "--color", "always"]),
+            read(file.path(), &["--format", fmt])
+        );
+    }
+    insta::assert_snapshot!(colored.replace('\x1b', "\\e"));
+}
+
+/// The body of a bundled capture's summary snapshot (today's output).
+fn bundled_summary(name: &str) -> String {
+    let snap = std::fs::read_to_string(format!(
+        "{}/tests/snapshots/captures__{name}__summary.snap",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let body = snap.splitn(3, "---\n").nth(2).unwrap();
+    body.trim_end().to_string()
+}
+
+#[test]
+fn never_and_piped_output_are_todays_bytes() {
+    for name in [
+        "kraft-initial-election.pcap",
+        "consumer-group-java.pcap",
+        "synthetic/find-coordinator-v0-v6.pcap",
+    ] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("captures")
+            .join(name);
+        let piped = read(&path, &[]);
+        let never = read(&path, &["--color", "never"]);
+        assert_eq!(never, piped, "{name}");
+        assert!(!piped.contains('\x1b'), "{name}");
+        assert_eq!(
+            piped.trim_end(),
+            bundled_summary(&name.replace('/', "__")),
+            "{name}"
+        );
+    }
+}
+
+/// `auto` colours a terminal, unless NO_COLOR is set (util-linux `script` gives a pty).
+#[test]
+fn auto_colours_a_terminal_unless_no_color() {
+    let Ok(script) = which("script") else {
+        eprintln!("SKIP: no `script` to run kwire on a pseudo-terminal");
+        return;
+    };
+    let file = colourful();
+    let cmd = format!(
+        "{} read {} -q",
+        env!("CARGO_BIN_EXE_kwire"),
+        file.path().display()
+    );
+    let on_tty = |no_color: Option<&str>| {
+        let mut c = std::process::Command::new(&script);
+        c.args(["-qec", &cmd, "/dev/null"]);
+        c.env_remove("NO_COLOR");
+        if let Some(v) = no_color {
+            c.env("NO_COLOR", v);
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(on_tty(None).contains("\x1b[31m"));
+    assert!(!on_tty(Some("1")).contains('\x1b'));
+    // An empty NO_COLOR does not count (no-color.org).
+    assert!(on_tty(Some("")).contains("\x1b[31m"));
+}
+
+fn which(name: &str) -> Result<std::path::PathBuf, ()> {
+    let path = std::env::var_os("PATH").ok_or(())?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .ok_or(())
+}
