@@ -88,7 +88,7 @@ pub(crate) mod view;
 /// Capture-wide analysis: elections, coordinators, per-API latency and errors.
 pub use analysis::{Analysis, Analyzer, render_text as analysis_text, to_json as analysis_json};
 /// Packet sources: capture files and live interfaces.
-pub use capture::{CaptureError, LiveOptions, Source};
+pub use capture::{CaptureError, LiveOptions, Packet, Source};
 /// One decoded Kafka message.
 pub use dissect::{Record, VersionSource, dissect};
 /// The read loop, its configuration and its end-of-run counters.

@@ -237,3 +237,73 @@ fn which(name: &str) -> Result<std::path::PathBuf, ()> {
         .find(|p| p.is_file())
         .ok_or(())
 }
+
+// ---- progress ------------------------------------------------------------------
+
+/// A pcap just over 32 MiB: 520 non-IP frames of 65,000 bytes (read fast, nothing to decode).
+fn big_file() -> tempfile::NamedTempFile {
+    let frame = vec![0u8; 65_000];
+    let packets: Vec<(i64, Vec<u8>)> = (0..520).map(|i| (i * 1000, frame.clone())).collect();
+    let file = pcap_packets(kwire::synth::Link::Ethernet, &packets);
+    assert!(file.as_file().metadata().unwrap().len() > 32 << 20);
+    file
+}
+
+/// Runs `kwire ARGS > /dev/null` on a pseudo-terminal and returns what it drew there.
+fn on_pty(args: &str, env: &[(&str, &str)]) -> Option<String> {
+    let script = which("script").ok()?;
+    let mut c = std::process::Command::new(script);
+    c.args([
+        "-qec",
+        &format!("{} {args} > /dev/null", env!("CARGO_BIN_EXE_kwire")),
+        "/dev/null",
+    ]);
+    c.env_remove("CI").env_remove("NO_COLOR");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn progress_bar_only_on_a_terminal_for_big_files() {
+    let big = big_file();
+    let path = big.path().to_str().unwrap();
+    // Piped: never a bar, the report only.
+    for cmd in ["read", "stats"] {
+        let out = kwire(&[cmd, path]);
+        assert_eq!(out.code, 0, "{out:?}");
+        assert!(
+            !out.stderr.contains("ETA") && !out.stderr.contains('\x1b'),
+            "{}",
+            out.stderr
+        );
+    }
+    let Some(read_tty) = on_pty(&format!("read {path}"), &[]) else {
+        eprintln!("SKIP: no `script` to run kwire on a pseudo-terminal");
+        return;
+    };
+    assert!(
+        read_tty.contains("MiB/32.") && read_tty.contains("messages, ") && read_tty.contains("ETA"),
+        "{read_tty}"
+    );
+    let stats_tty = on_pty(&format!("stats {path}"), &[]).unwrap();
+    assert!(stats_tty.contains("ETA"), "{stats_tty}");
+    // Never with -q, in CI, or for a small file.
+    for (args, env) in [
+        (format!("read {path} -q"), vec![]),
+        (format!("stats {path}"), vec![("CI", "true")]),
+        (
+            format!(
+                "read {}/captures/kraft-reelection.pcap",
+                env!("CARGO_MANIFEST_DIR")
+            ),
+            vec![],
+        ),
+    ] {
+        let tty = on_pty(&args, &env).unwrap();
+        assert!(!tty.contains("ETA"), "{args}: {tty}");
+    }
+}

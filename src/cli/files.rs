@@ -1,5 +1,6 @@
 //! `read` and `stats`: a capture file through the pipeline.
 
+use super::progress::{Progress, WithProgress};
 use super::{ended, open_failed, report};
 use crate::{ReadArgs, StatsArgs, StatsFormat};
 use kwire::Source;
@@ -19,9 +20,17 @@ pub(crate) fn read(args: &ReadArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return open_failed(&args.file, e),
     };
-    let (stats, end) = kwire::run(&mut source, args.out.common.config(false), &mut |r| {
-        printer.print(r)
-    });
+    // Lines streaming to the terminal are progress enough, and a bar would break them up.
+    let on_terminal = io::IsTerminal::is_terminal(&io::stdout());
+    let mut progress = Progress::for_file(&args.file, args.out.quiet || on_terminal);
+    let mut hooks = WithProgress {
+        progress: progress.as_mut(),
+        sink: |r: &kwire::Record<'_>| printer.print(r),
+    };
+    let (stats, end) = kwire::run_with(&mut source, args.out.common.config(false), &mut hooks);
+    if let Some(p) = &progress {
+        p.finish();
+    }
     printer.finish();
     if !args.out.quiet {
         report(&stats);
@@ -35,10 +44,18 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
         Err(e) => return open_failed(&args.file, e),
     };
     let mut analyzer = kwire::Analyzer::new();
-    let (run, end) = kwire::run(&mut source, args.common.config(false), &mut |r| {
-        analyzer.record(r);
-        ControlFlow::Continue(())
-    });
+    let mut progress = Progress::for_file(&args.file, args.quiet);
+    let mut hooks = WithProgress {
+        progress: progress.as_mut(),
+        sink: |r: &kwire::Record<'_>| {
+            analyzer.record(r);
+            ControlFlow::Continue(())
+        },
+    };
+    let (run, end) = kwire::run_with(&mut source, args.common.config(false), &mut hooks);
+    if let Some(p) = &progress {
+        p.finish();
+    }
     let a = analyzer.analysis();
     let text = match args.format {
         StatsFormat::Text => kwire::analysis_text(&a, io::IsTerminal::is_terminal(&io::stdout())),

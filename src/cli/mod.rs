@@ -2,6 +2,7 @@
 
 mod files;
 mod live;
+mod progress;
 
 pub(crate) use files::{read, stats};
 pub(crate) use live::{live, tui};
