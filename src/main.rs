@@ -32,6 +32,13 @@ enum Cmd {
     Tui(TuiArgs),
     /// List the interfaces kwire can capture on.
     Interfaces,
+    /// Print a shell completion script on stdout (see README for where to put it).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) on stdout: `kwire man | man -l -`.
+    Man,
 }
 
 #[derive(Args)]
@@ -180,6 +187,8 @@ fn main() -> ExitCode {
         Cmd::Stats(args) => cli::stats(&args),
         Cmd::Tui(args) => cli::tui(&args),
         Cmd::Interfaces => cli::interfaces(),
+        Cmd::Completions { shell } => cli::completions(shell),
+        Cmd::Man => cli::man(),
     }
 }
 

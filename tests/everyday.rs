@@ -307,3 +307,78 @@ fn progress_bar_only_on_a_terminal_for_big_files() {
         assert!(!tty.contains("ETA"), "{args}: {tty}");
     }
 }
+
+// ---- completions and the man page ---------------------------------------------
+
+#[test]
+fn completion_scripts_are_generated_and_bash_accepts_its_own() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = kwire(&["completions", shell]);
+        assert_eq!(out.code, 0, "{shell}: {out:?}");
+        assert_eq!(out.stderr, "", "{shell}");
+        for word in ["kwire", "read", "stats", "color"] {
+            assert!(out.stdout.contains(word), "{shell} script lacks {word}");
+        }
+        if shell == "bash" {
+            let mut check = std::process::Command::new("bash")
+                .arg("-n")
+                .stdin(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("bash is needed to check the bash script");
+            use std::io::Write as _;
+            check
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(out.stdout.as_bytes())
+                .unwrap();
+            let res = check.wait_with_output().unwrap();
+            assert!(
+                res.status.success(),
+                "bash -n: {}",
+                String::from_utf8_lossy(&res.stderr)
+            );
+        }
+    }
+    assert_ne!(kwire(&["completions", "tcsh"]).code, 0);
+}
+
+#[test]
+fn man_page_is_roff_with_every_command() {
+    let out = kwire(&["man"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains(".TH kwire 1"), "{}", out.stdout);
+    for cmd in [
+        "read",
+        "live",
+        "stats",
+        "tui",
+        "interfaces",
+        "completions",
+        "man",
+    ] {
+        assert!(
+            out.stdout.contains(&format!(".SS \"kwire {cmd}\"")),
+            "{cmd}"
+        );
+    }
+    // groff, when present, formats it without a warning.
+    if which("groff").is_ok() {
+        let mut g = std::process::Command::new("groff")
+            .args(["-man", "-ww", "-z"])
+            .stdin(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write as _;
+        g.stdin
+            .take()
+            .unwrap()
+            .write_all(out.stdout.as_bytes())
+            .unwrap();
+        let res = g.wait_with_output().unwrap();
+        assert!(res.status.success());
+        assert_eq!(String::from_utf8_lossy(&res.stderr), "");
+    }
+}

@@ -1,9 +1,11 @@
 //! The commands' bodies: main.rs parses the command line and calls one of these.
 
+mod docs;
 mod files;
 mod live;
 mod progress;
 
+pub(crate) use docs::{completions, man};
 pub(crate) use files::{read, stats};
 pub(crate) use live::{live, tui};
 
