@@ -100,5 +100,5 @@ pub use tui::{Input as TuiInput, Options as TuiOptions, run as run_tui};
 /// Printing records (summary, tree, hex, NDJSON) and the end-of-run report.
 pub use view::{
     printer::{Format, Printer},
-    report::render as report_text,
+    report::{nothing_found as nothing_found_text, render as report_text},
 };

@@ -382,3 +382,94 @@ fn man_page_is_roff_with_every_command() {
         assert_eq!(String::from_utf8_lossy(&res.stderr), "");
     }
 }
+
+// ---- saying why nothing was found ---------------------------------------------
+
+/// Text and random bytes on ports that are not Kafka's: 3 connections to 9094, 2 to
+/// 443, 1 to 22.
+fn not_kafka() -> tempfile::NamedTempFile {
+    let mut flows = Vec::new();
+    for (i, port) in [9094, 443, 9094, 22, 9094, 443].into_iter().enumerate() {
+        let mut f = flow_between(
+            &format!("10.0.0.1:{}", 50000 + i),
+            &format!("10.0.0.2:{port}"),
+        )
+        .with_start(i as i64 * 1_000_000, 1000);
+        f.syn_handshake()
+            .client_send(b"GET / HTTP/1.1\r\nHost: example\r\n\r\n")
+            .server_send(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+            .client_send(&[0x8f, 0x11, 0xc3, 0x5a, 0x07, 0x99, 0x42, 0x10])
+            .fin();
+        flows.push(f);
+    }
+    let refs: Vec<&kwire::synth::Flow> = flows.iter().collect();
+    pcap(&refs)
+}
+
+const NOTHING: &str = "kwire: no Kafka traffic found in 6 TCP connections; the busiest ports were 9094 (3 connections), 443 (2), 22 (1); try --port 9094\n";
+
+#[test]
+fn nothing_found_says_where_the_traffic_was() {
+    let file = not_kafka();
+    let path = file.path().to_str().unwrap();
+    for cmd in ["read", "stats"] {
+        let out = kwire(&[cmd, path]);
+        assert_eq!(out.code, 0, "{out:?}");
+        assert!(out.stderr.ends_with(NOTHING), "{cmd}: {}", out.stderr);
+        assert!(
+            out.stderr
+                .contains("6 TCP connections (0 Kafka, 6 not Kafka)"),
+            "{}",
+            out.stderr
+        );
+        // -q silences it with the rest of the statistics.
+        assert_eq!(kwire(&[cmd, path, "-q"]).stderr, "");
+    }
+    // A port already given is not suggested again.
+    let out = kwire(&["read", path, "--port", "9094"]);
+    assert!(
+        out.stderr.ends_with("443 (2), 22 (1); try --port 443\n"),
+        "{}",
+        out.stderr
+    );
+    // Kafka traffic: no such line.
+    let kafka = pcap(&[&long_lists()]);
+    let out = kwire(&["read", kafka.path().to_str().unwrap()]);
+    assert!(!out.stderr.contains("no Kafka traffic"), "{}", out.stderr);
+    // No TCP at all.
+    let junk = pcap_packets(
+        kwire::synth::Link::Ethernet,
+        &[(0, vec![0u8; 60]), (1, vec![0u8; 60])],
+    );
+    let out = kwire(&["read", junk.path().to_str().unwrap()]);
+    assert!(
+        out.stderr
+            .ends_with("kwire: no Kafka traffic found: no TCP connections in 2 packets\n"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// `live` with a capture filter that matches nothing says so after 10 s, once.
+#[test]
+fn live_filter_matching_nothing_is_reported() {
+    if let Err(e) = pcap::Capture::from_device("lo").and_then(|c| c.open()) {
+        eprintln!("SKIP: cannot capture on lo ({e}); run as root or with CAP_NET_RAW");
+        return;
+    }
+    // Port 1 (tcpmux) carries nothing on a test machine.
+    let out = kwire(&[
+        "live",
+        "-i",
+        "lo",
+        "-f",
+        "tcp port 1",
+        "--duration",
+        "11",
+        "-q",
+    ]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let said = "kwire: no packet on lo has matched the capture filter \"tcp port 1\" in 10 s; still capturing (see -i and -f)\n";
+    assert_eq!(out.stderr.matches(said).count(), 1, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+}

@@ -1,7 +1,7 @@
 //! `read` and `stats`: a capture file through the pipeline.
 
 use super::progress::{Progress, WithProgress};
-use super::{ended, open_failed, report};
+use super::{ended, nothing_found, open_failed, report};
 use crate::{ReadArgs, StatsArgs, StatsFormat};
 use kwire::Source;
 use std::io::{self, Write};
@@ -27,13 +27,15 @@ pub(crate) fn read(args: &ReadArgs) -> ExitCode {
         progress: progress.as_mut(),
         sink: |r: &kwire::Record<'_>| printer.print(r),
     };
-    let (stats, end) = kwire::run_with(&mut source, args.out.common.config(false), &mut hooks);
+    let cfg = args.out.common.config(false);
+    let (stats, end) = kwire::run_with(&mut source, cfg.clone(), &mut hooks);
     if let Some(p) = &progress {
         p.finish();
     }
     printer.finish();
     if !args.out.quiet {
         report(&stats);
+        nothing_found(&stats, &cfg);
     }
     ended(end)
 }
@@ -52,7 +54,8 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
             ControlFlow::Continue(())
         },
     };
-    let (run, end) = kwire::run_with(&mut source, args.common.config(false), &mut hooks);
+    let cfg = args.common.config(false);
+    let (run, end) = kwire::run_with(&mut source, cfg.clone(), &mut hooks);
     if let Some(p) = &progress {
         p.finish();
     }
@@ -69,6 +72,7 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
     let _ = io::stdout().lock().write_all(text.as_bytes());
     if !args.quiet {
         report(&run);
+        nothing_found(&run, &cfg);
     }
     ended(end)
 }

@@ -10,7 +10,7 @@ pub(crate) use files::{read, stats};
 pub(crate) use live::{live, tui};
 
 use kwire::CaptureError;
-use kwire::{End, RunStats};
+use kwire::{Config, End, RunStats};
 use std::process::ExitCode;
 
 /// One line per capture problem, with a hint at the fix; exit status 1.
@@ -37,6 +37,13 @@ pub(crate) fn ended(end: End) -> ExitCode {
 /// The end-of-run statistics, on stderr.
 pub(crate) fn report(s: &RunStats) {
     eprint!("{}", kwire::report_text(s));
+}
+
+/// When no connection was Kafka, why: the busiest ports, and a `--port` to try.
+pub(crate) fn nothing_found(s: &RunStats, cfg: &Config) {
+    if let Some(line) = kwire::nothing_found_text(s, &cfg.kafka.ports) {
+        eprint!("{line}");
+    }
 }
 
 pub(crate) fn interfaces() -> ExitCode {

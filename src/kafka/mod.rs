@@ -15,6 +15,7 @@ mod budget;
 mod detect;
 mod framer;
 mod pairing;
+mod ports;
 mod resync;
 #[cfg(test)]
 mod tests;
@@ -25,6 +26,7 @@ use budget::Budget;
 use detect::{Held, Role};
 use framer::Framer;
 use pairing::Pairing;
+pub use ports::PortCounts;
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 
@@ -119,6 +121,8 @@ pub struct KafkaStats {
     pub unanswered: BTreeMap<(i16, i16), u64>,
     /// The first few unanswered requests' packet numbers.
     pub unanswered_packets: Vec<u64>,
+    /// Every TCP connection by server port (bounded), for the "no Kafka traffic" hint.
+    pub ports: PortCounts,
 }
 
 /// Where a connection stands.
@@ -221,6 +225,7 @@ impl Sessions {
                 syn_seen,
                 ..
             } => {
+                self.stats.ports.add(a, b, syn_seen);
                 let stage = match detect::port_role(&self.cfg, a, b, syn_seen) {
                     Role::Client(client) => {
                         self.stats.connections += 1;

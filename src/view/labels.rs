@@ -88,6 +88,19 @@ pub fn list<T: Copy>(items: &[T], mut item: impl FnMut(T) -> String) -> String {
     out
 }
 
+/// A count with thousands separators: `1,234`.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A duration in µs, as people read it.
 pub fn latency(us: i64) -> String {
     match us {
@@ -192,6 +205,15 @@ mod tests {
             format!("{}\\x1b…", "a".repeat(SUMMARY_CHARS - 1))
         );
         assert_eq!(short(""), "");
+    }
+
+    #[test]
+    fn counts_have_separators() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1234), "1,234");
+        assert_eq!(count(1_000_000), "1,000,000");
+        assert_eq!(count(u64::MAX), "18,446,744,073,709,551,615");
     }
 
     #[test]
