@@ -51,7 +51,8 @@ impl Printer {
         }
     }
 
-    /// Colours summary lines (see [`summary::write_line_colored`]); tree and JSON stay plain.
+    /// Colours summary lines (requests, responses, errors, warnings, slow latency); tree
+    /// and JSON stay plain.
     pub fn with_color(mut self, color: bool) -> Printer {
         self.color = color;
         self
