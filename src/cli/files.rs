@@ -1,6 +1,7 @@
 //! `read` and `stats`: a capture file through the pipeline.
 
-use super::{ended, open_failed, report};
+use super::progress::{Progress, WithProgress};
+use super::{ended, nothing_found, open_failed, report};
 use crate::{ReadArgs, StatsArgs, StatsFormat};
 use kwire::Source;
 use std::io::{self, Write};
@@ -20,13 +21,25 @@ pub(crate) fn read(args: &ReadArgs) -> ExitCode {
         Err(e) => return open_failed(&args.file, e),
     };
     let mut notes = args.out.common.schemas();
-    let (stats, end) = kwire::run(&mut source, args.out.common.config(false), &mut |r| {
-        notes.see(r);
-        printer.print(r)
-    });
+    // Lines streaming to the terminal are progress enough, and a bar would break them up.
+    let on_terminal = io::IsTerminal::is_terminal(&io::stdout());
+    let mut progress = Progress::for_file(&args.file, args.out.quiet || on_terminal);
+    let mut hooks = WithProgress {
+        progress: progress.as_mut(),
+        sink: |r: &kwire::Record<'_>| {
+            notes.see(r);
+            printer.print(r)
+        },
+    };
+    let cfg = args.out.common.config(false);
+    let (stats, end) = kwire::run_with(&mut source, cfg.clone(), &mut hooks);
+    if let Some(p) = &progress {
+        p.finish();
+    }
     printer.finish();
     if !args.out.quiet {
         report(&stats);
+        nothing_found(&stats, &cfg);
     }
     ended(end)
 }
@@ -49,11 +62,20 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
     };
     let mut notes = args.common.schemas();
     let mut analyzer = kwire::Analyzer::new();
-    let (run, end) = kwire::run(&mut source, args.common.config(false), &mut |r| {
-        notes.see(r);
-        analyzer.record(r);
-        ControlFlow::Continue(())
-    });
+    let mut progress = Progress::for_file(&args.file, args.quiet);
+    let mut hooks = WithProgress {
+        progress: progress.as_mut(),
+        sink: |r: &kwire::Record<'_>| {
+            notes.see(r);
+            analyzer.record(r);
+            ControlFlow::Continue(())
+        },
+    };
+    let cfg = args.common.config(false);
+    let (run, end) = kwire::run_with(&mut source, cfg.clone(), &mut hooks);
+    if let Some(p) = &progress {
+        p.finish();
+    }
     let a = analyzer.analysis();
     let text = match args.format {
         StatsFormat::Text => kwire::analysis_text(&a, io::IsTerminal::is_terminal(&io::stdout())),
@@ -74,6 +96,7 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
     }
     if !args.quiet {
         report(&run);
+        nothing_found(&run, &cfg);
     }
     ended(end)
 }

@@ -29,6 +29,8 @@ pub struct Printer {
     buf: Vec<u8>,
     line: String,
     broken: bool,
+    /// ANSI colour in summary lines.
+    color: bool,
 }
 
 impl Printer {
@@ -45,7 +47,15 @@ impl Printer {
             buf: Vec::with_capacity(4096),
             line: String::with_capacity(256),
             broken: false,
+            color: false,
         }
+    }
+
+    /// Colours summary lines (requests, responses, errors, warnings, slow latency); tree
+    /// and JSON stay plain.
+    pub fn with_color(mut self, color: bool) -> Printer {
+        self.color = color;
+        self
     }
 
     /// Prints one message if selected; `Break` once the limit is reached or stdout is gone.
@@ -60,7 +70,11 @@ impl Printer {
         match self.format {
             Format::Summary => {
                 self.line.clear();
-                summary::write_line(&mut self.line, r);
+                if self.color {
+                    summary::write_line_colored(&mut self.line, r);
+                } else {
+                    summary::write_line(&mut self.line, r);
+                }
                 self.line.push('\n');
                 self.buf.extend_from_slice(self.line.as_bytes());
             }
