@@ -1,21 +1,24 @@
-//! Stage 1: capture sources. Everything is read through libpcap so that every
-//! format it understands (pcap µs/ns, pcapng, stdin) works the same way.
+//! Stage 1: capture sources. Files (pcap and pcapng, also on stdin) are read
+//! by our own reader ([`file`]); live capture and `-w` go through libpcap.
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
+pub mod file;
 pub mod writer;
 
+pub use file::{FileStats, Interface};
+
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-use pcap::{Activated, Active, Capture, Precision, Savefile};
+use pcap::{Active, Capture, Precision, Savefile};
 use std::os::fd::AsFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// One captured packet, borrowed from the source until the next call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Packet<'a> {
     pub ts_sec: i64,
     /// Always nanoseconds, whatever the file's precision.
@@ -24,6 +27,11 @@ pub struct Packet<'a> {
     pub caplen: u32,
     pub origlen: u32,
     pub data: &'a [u8],
+    /// Interface it was captured on: an index into [`Source::interfaces`]
+    /// (over all pcapng sections); 0 for classic pcap and live captures.
+    pub interface: u32,
+    /// Index of the input file it came from when several are merged, else 0.
+    pub file: u32,
 }
 
 impl Packet<'_> {
@@ -38,13 +46,13 @@ impl Packet<'_> {
 /// Why a capture could not be opened or read.
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
-    /// The file is missing, unreadable or not a capture libpcap understands.
+    /// The file is missing, unreadable or not a pcap or pcapng capture.
     #[error("cannot open capture: {reason}")]
     Open { reason: String },
-    /// libpcap hit the end of the file in the middle of a record.
+    /// The input ended in the middle of a record or block.
     #[error("capture truncated at packet {packet}")]
     Truncated { packet: u64 },
-    /// Any other error libpcap reports while reading.
+    /// Any other error while reading (a malformed block, an I/O error).
     #[error("error reading packet {packet}: {reason}")]
     Read { packet: u64, reason: String },
     /// Capturing needs privileges this process lacks.
@@ -110,6 +118,7 @@ const LIVE_POLL: Duration = Duration::from_millis(100);
 /// `next_packet` API, so the pipeline runs the same way on both.
 pub struct Source {
     cap: Cap,
+    /// Live only: the handle's link type.
     linktype: i32,
     /// Packets returned so far, so errors can name the packet they hit.
     count: u64,
@@ -122,31 +131,24 @@ pub struct Source {
     deadline: Option<Instant>,
 }
 
-/// A file is read as libpcap hands it over; a live handle is non-blocking and
-/// polled, because a blocking read on an idle Linux interface may never return.
+/// A file goes through our reader; a live handle is non-blocking and polled,
+/// because a blocking read on an idle Linux interface may never return.
 enum Cap {
-    File(Capture<dyn Activated>),
+    File(Box<file::FileReader>),
     Live(Capture<Active>),
 }
 
-impl Cap {
-    fn next_packet(&mut self) -> Result<pcap::Packet<'_>, pcap::Error> {
-        match self {
-            Cap::File(c) => c.next_packet(),
-            Cap::Live(c) => {
-                // Wait for the descriptor (bounded) so an idle capture still hands back control.
-                let ready = {
-                    let mut fds = [PollFd::new(c.as_fd(), PollFlags::POLLIN)];
-                    poll(&mut fds, PollTimeout::from(LIVE_POLL.as_millis() as u16))
-                };
-                match ready {
-                    Ok(0) => Err(pcap::Error::TimeoutExpired),
-                    // A signal (Ctrl-C) interrupts poll: report idle so the stop flag is seen.
-                    Err(nix::errno::Errno::EINTR) => Err(pcap::Error::TimeoutExpired),
-                    _ => c.next_packet(),
-                }
-            }
-        }
+fn live_next(c: &mut Capture<Active>) -> Result<pcap::Packet<'_>, pcap::Error> {
+    // Wait for the descriptor (bounded) so an idle capture still hands back control.
+    let ready = {
+        let mut fds = [PollFd::new(c.as_fd(), PollFlags::POLLIN)];
+        poll(&mut fds, PollTimeout::from(LIVE_POLL.as_millis() as u16))
+    };
+    match ready {
+        Ok(0) => Err(pcap::Error::TimeoutExpired),
+        // A signal (Ctrl-C) interrupts poll: report idle so the stop flag is seen.
+        Err(nix::errno::Errno::EINTR) => Err(pcap::Error::TimeoutExpired),
+        _ => c.next_packet(),
     }
 }
 
@@ -154,34 +156,34 @@ impl std::fmt::Debug for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Source")
             .field("live", &matches!(self.cap, Cap::Live(_)))
-            .field("linktype", &self.linktype)
+            .field("linktype", &self.linktype())
             .field("count", &self.count)
             .finish()
     }
 }
 
 impl Source {
-    /// Opens a pcap or pcapng file; `-` reads standard input (libpcap does
-    /// that itself, so no raw file descriptor is needed).
+    /// Opens a pcap or pcapng file; `-` reads standard input (streaming:
+    /// packets come out as the bytes arrive).
     pub fn open_file(path: impl AsRef<std::path::Path>) -> Result<Source, CaptureError> {
         let path = path.as_ref();
-        if path.to_str().is_none() {
-            // The pcap crate passes paths as C strings built from UTF-8.
-            return Err(CaptureError::Open {
-                reason: format!("{}: path is not valid UTF-8", path.display()),
-            });
-        }
-        // Nano precision: libpcap then scales µs files up, so one code path.
-        let cap = Capture::from_file_with_precision(path, Precision::Nano).map_err(|e| {
-            CaptureError::Open {
-                reason: pcap_reason(&e),
-            }
-        })?;
-        let cap: Capture<dyn Activated> = cap.into();
-        let linktype = cap.get_datalink().0;
+        let input: Box<dyn std::io::Read + Send> = if path == std::path::Path::new("-") {
+            Box::new(std::io::stdin())
+        } else {
+            let f = std::fs::File::open(path).map_err(|e| CaptureError::Open {
+                reason: format!("{}: {e}", path.display()),
+            })?;
+            Box::new(f)
+        };
+        Source::from_reader(input)
+    }
+
+    /// Reads a pcap or pcapng capture from any byte stream.
+    pub fn from_reader(input: Box<dyn std::io::Read + Send>) -> Result<Source, CaptureError> {
+        let reader = file::FileReader::new(input)?;
         Ok(Source {
-            cap: Cap::File(cap),
-            linktype,
+            cap: Cap::File(Box::new(reader)),
+            linktype: 0,
             count: 0,
             done: false,
             savefile: None,
@@ -280,9 +282,29 @@ impl Source {
         }
     }
 
-    /// Link-layer type of the capture (LINKTYPE_* value).
+    /// Link-layer type of the capture (LINKTYPE_* value): for a file, that of
+    /// its first interface (each packet carries its own).
     pub fn linktype(&self) -> i32 {
-        self.linktype
+        match &self.cap {
+            Cap::File(r) => r.interfaces().first().map_or(0, |i| i.linktype),
+            Cap::Live(_) => self.linktype,
+        }
+    }
+
+    /// A file's interfaces so far, over all pcapng sections; empty when live.
+    pub fn interfaces(&self) -> &[Interface] {
+        match &self.cap {
+            Cap::File(r) => r.interfaces(),
+            Cap::Live(_) => &[],
+        }
+    }
+
+    /// What a file's reader skipped and counted; `None` when live.
+    pub fn file_stats(&self) -> Option<&FileStats> {
+        match &self.cap {
+            Cap::File(r) => Some(r.stats()),
+            Cap::Live(_) => None,
+        }
     }
 
     /// Number of packets returned so far.
@@ -297,7 +319,6 @@ impl Source {
         if self.done {
             return None;
         }
-        let live = matches!(self.cap, Cap::Live(_));
         let Source {
             cap,
             savefile,
@@ -306,21 +327,28 @@ impl Source {
             linktype,
             stop,
             deadline,
-            ..
         } = self;
+        let c = match cap {
+            Cap::File(r) => {
+                let next = r.next_packet();
+                match &next {
+                    Some(Ok(_)) => *count += 1,
+                    Some(Err(_)) | None => *done = true,
+                }
+                return next;
+            }
+            Cap::Live(c) => c,
+        };
         let stopping = || {
             stop.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
                 || deadline.is_some_and(|d| Instant::now() >= d)
         };
-        if live && stopping() {
+        if stopping() {
             *done = true;
             return None;
         }
-        let next = cap.next_packet();
-        if live && matches!(next, Err(pcap::Error::TimeoutExpired)) {
-            return Some(Err(CaptureError::Idle));
-        }
-        match next {
+        match live_next(c) {
+            Err(pcap::Error::TimeoutExpired) => Some(Err(CaptureError::Idle)),
             Ok(p) => {
                 if let Some(f) = savefile {
                     f.write(&p);
@@ -337,6 +365,8 @@ impl Source {
                     caplen: p.header.caplen,
                     origlen: p.header.len,
                     data: p.data,
+                    interface: 0,
+                    file: 0,
                 }))
             }
             Err(pcap::Error::NoMorePackets) => {
@@ -347,12 +377,7 @@ impl Source {
                 *done = true;
                 let packet = *count + 1;
                 let reason = pcap_reason(&e);
-                // libpcap's only signal for a cut record is its message text.
-                if reason.contains("truncated") {
-                    Some(Err(CaptureError::Truncated { packet }))
-                } else {
-                    Some(Err(CaptureError::Read { packet, reason }))
-                }
+                Some(Err(CaptureError::Read { packet, reason }))
             }
         }
     }
