@@ -3,7 +3,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use etherparse::{
-    EtherType, LaxNetSlice, LaxSlicedPacket, TransportSlice, err::packet::SliceError,
+    EtherType, LaxNetSlice, LaxSlicedPacket, TransportSlice, VlanSlice, err::packet::SliceError,
 };
 use std::net::{IpAddr, SocketAddr};
 
@@ -25,11 +25,22 @@ pub mod linktype {
     pub const LINUX_SLL2: i32 = 276;
 }
 
+/// 802.1Q VLAN ids of a frame: the outer tag, then the inner one (QinQ);
+/// 0 where there is no tag (id 0 only ever marks priority, never a VLAN).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct Vlan {
+    pub outer: u16,
+    pub inner: u16,
+}
+
 /// A TCP segment borrowed from the packet it was decoded from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TcpSegment<'a> {
     pub src: SocketAddr,
     pub dst: SocketAddr,
+    /// VLAN tags: part of the connection's identity, so the same endpoints
+    /// on two VLANs are two connections.
+    pub vlan: Vlan,
     pub seq: u32,
     pub ack: u32,
     pub syn: bool,
@@ -229,10 +240,22 @@ pub fn decode<'a>(
         (false, payload.len())
     };
 
+    let vlan = match &sliced.vlan {
+        Some(VlanSlice::SingleVlan(v)) => Vlan {
+            outer: v.vlan_identifier().value(),
+            inner: 0,
+        },
+        Some(VlanSlice::DoubleVlan(v)) => Vlan {
+            outer: v.outer().vlan_identifier().value(),
+            inner: v.inner().vlan_identifier().value(),
+        },
+        None => Vlan::default(),
+    };
     stats.tcp += 1;
     Some(TcpSegment {
         src: SocketAddr::new(src_ip, tcp.source_port()),
         dst: SocketAddr::new(dst_ip, tcp.destination_port()),
+        vlan,
         seq: tcp.sequence_number(),
         ack: tcp.acknowledgment_number(),
         syn: tcp.syn(),
@@ -311,6 +334,22 @@ mod tests {
                 assert_eq!(seg.payload_len, 11);
                 assert_eq!((st.packets, st.tcp), (1, 1));
             }
+        }
+    }
+
+    #[test]
+    fn vlan_tags_are_reported() {
+        let (c, s) = v4();
+        for (link, want) in [
+            (Link::Ethernet, (0, 0)),
+            (Link::Vlan(42), (42, 0)),
+            (Link::QinQ(100, 200), (100, 200)),
+        ] {
+            let pkt = Flow::new(c, s)
+                .with_link(link)
+                .build(true, 1, 2, data_flags(), b"x");
+            let seg = decode_one(link.linktype(), &pkt).0.unwrap();
+            assert_eq!((seg.vlan.outer, seg.vlan.inner), want, "{link:?}");
         }
     }
 

@@ -4,7 +4,7 @@
 
 mod half;
 
-use crate::net::TcpSegment;
+use crate::net::{TcpSegment, Vlan};
 use half::{Ctx, Half};
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
@@ -159,13 +159,18 @@ pub struct TcpStats {
     pub peak_buffered: usize,
 }
 
-/// Unordered endpoint pair: both directions map to one key.
+/// Unordered endpoint pair on one VLAN: both directions map to one key, and
+/// the same endpoints on another VLAN are another connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct FlowKey(SocketAddr, SocketAddr);
+struct FlowKey(SocketAddr, SocketAddr, Vlan);
 
 impl FlowKey {
-    fn new(x: SocketAddr, y: SocketAddr) -> FlowKey {
-        if x <= y { FlowKey(x, y) } else { FlowKey(y, x) }
+    fn new(x: SocketAddr, y: SocketAddr, vlan: Vlan) -> FlowKey {
+        if x <= y {
+            FlowKey(x, y, vlan)
+        } else {
+            FlowKey(y, x, vlan)
+        }
     }
 }
 
@@ -251,7 +256,7 @@ impl Reassembler {
         if let Some(timeout) = self.cfg.idle_timeout_ns {
             self.expire_idle(ts_ns, timeout, out);
         }
-        let key = FlowKey::new(seg.src, seg.dst);
+        let key = FlowKey::new(seg.src, seg.dst, seg.vlan);
         let has_data = seg.payload_len > 0;
 
         let state = self.conns.get(&key).map(|c| {

@@ -700,3 +700,44 @@ proptest! {
         prop_assert_eq!(r.r.buffered_bytes(), 0);
     }
 }
+
+#[test]
+fn same_endpoints_on_two_vlans_are_two_connections() {
+    let (c, s) = addrs();
+    let mut r = Run::new(TcpConfig::default());
+    let mut flows: Vec<Flow> = [
+        Link::Vlan(10),
+        Link::Vlan(20),
+        Link::QinQ(10, 20),
+        Link::Ethernet,
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(i, link)| {
+        let mut f = Flow::new(c, s).with_link(link);
+        f.syn_handshake()
+            .client_send(&[b'a' + i as u8; 30])
+            .server_send(&[b'A' + i as u8; 20])
+            .fin();
+        f
+    })
+    .collect();
+    // Interleave them packet by packet.
+    let n = flows[0].len();
+    for k in 0..n {
+        for f in &mut flows {
+            let (ts, pkt) = f.packets()[k].clone();
+            r.feed_caplen(f.link(), ts, &pkt, usize::MAX);
+        }
+    }
+    r.finish();
+    assert_eq!(r.r.stats().connections, 4);
+    for i in 0..4u64 {
+        assert_eq!(r.sink.stream(i, Dir::AtoB), vec![b'a' + i as u8; 30]);
+        assert_eq!(r.sink.stream(i, Dir::BtoA), vec![b'A' + i as u8; 20]);
+    }
+    assert_eq!(
+        r.sink.closes(),
+        (0..4).map(|i| (i, CloseReason::Fin)).collect::<Vec<_>>()
+    );
+}
