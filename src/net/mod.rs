@@ -7,6 +7,9 @@ use etherparse::{
 };
 use std::net::{IpAddr, SocketAddr};
 
+mod defrag;
+pub use defrag::{Decoder, DefragConfig};
+
 /// LINKTYPE_* values this stage understands.
 pub mod linktype {
     /// BSD loopback: 4-byte address family in the capturing host's byte order.
@@ -64,7 +67,17 @@ pub struct NetStats {
     pub packets: u64,
     pub tcp: u64,
     pub non_tcp: u64,
+    /// Packets holding an IP fragment.
     pub ip_fragments: u64,
+    /// Fragmented TCP datagrams put back together ([`Decoder`] only).
+    pub fragments_reassembled: u64,
+    /// Datagrams given up: not complete within the timeout or by the end.
+    pub fragments_timed_out: u64,
+    /// Datagrams given up to stay within the memory limits.
+    pub fragments_evicted: u64,
+    /// Datagrams given up on a fragment that does not fit (misaligned,
+    /// conflicting end, past 64 KiB).
+    pub fragments_bad: u64,
     pub unknown_linktype: u64,
     pub malformed: u64,
     /// Packets whose headers or TCP payload were cut by the snaplen (TCP
@@ -76,13 +89,45 @@ const ETH_IPV4: u16 = 0x0800;
 const ETH_IPV6: u16 = 0x86DD;
 
 /// Decodes one packet. Returns `None` for anything that is not a usable TCP
-/// segment; the reason is counted in `stats`.
+/// segment; the reason is counted in `stats`. IP fragments are only counted
+/// here: [`Decoder`] reassembles them.
 pub fn decode<'a>(
     linktype: i32,
     data: &'a [u8],
     origlen: u32,
     stats: &mut NetStats,
 ) -> Option<TcpSegment<'a>> {
+    match decode_any(linktype, data, origlen, stats) {
+        Decoded::Segment(s) => Some(s),
+        Decoded::Fragment(_) | Decoded::Nothing => None,
+    }
+}
+
+/// What one packet holds, for the decoders.
+enum Decoded<'a> {
+    Segment(TcpSegment<'a>),
+    Fragment(defrag::Fragment<'a>),
+    Nothing,
+}
+
+fn decode_any<'a>(
+    linktype: i32,
+    data: &'a [u8],
+    origlen: u32,
+    stats: &mut NetStats,
+) -> Decoded<'a> {
+    match decode_inner(linktype, data, origlen, stats) {
+        Some(d) => d,
+        None => Decoded::Nothing,
+    }
+}
+
+fn decode_inner<'a>(
+    linktype: i32,
+    data: &'a [u8],
+    origlen: u32,
+    stats: &mut NetStats,
+) -> Option<Decoded<'a>> {
     stats.packets += 1;
     // Captured fewer bytes than were on the wire: length errors are the
     // snaplen's doing rather than a malformed packet.
@@ -184,11 +229,40 @@ pub fn decode<'a>(
         LaxNetSlice::Ipv4(v) => v.payload(),
         LaxNetSlice::Ipv6(v) => v.payload(),
     };
-    if ip_payload.fragmented {
-        // Reassembling IP fragments is out of scope; Kafka traffic is not
-        // fragmented in practice.
+    let vlan = match &sliced.vlan {
+        Some(VlanSlice::SingleVlan(v)) => Vlan {
+            outer: v.vlan_identifier().value(),
+            inner: 0,
+        },
+        Some(VlanSlice::DoubleVlan(v)) => Vlan {
+            outer: v.outer().vlan_identifier().value(),
+            inner: v.inner().vlan_identifier().value(),
+        },
+        None => Vlan::default(),
+    };
+    let fragmented = match net {
+        LaxNetSlice::Ipv4(_) => ip_payload.fragmented,
+        // Read the fragment header ourselves (see defrag::v6_fragment).
+        LaxNetSlice::Ipv6(v) => {
+            defrag::v6_fragment(v).is_some_and(|(off, more, _)| off != 0 || more)
+        }
+    };
+    if fragmented {
         stats.ip_fragments += 1;
-        return None;
+        if ip_payload.ip_number != etherparse::IpNumber::TCP {
+            stats.non_tcp += 1;
+            return None;
+        }
+        if ip_payload.incomplete {
+            // A fragment cut by the snaplen (or lying) cannot be put back together.
+            if cut {
+                stats.truncated += 1;
+            } else {
+                stats.malformed += 1;
+            }
+            return None;
+        }
+        return defrag::Fragment::of(net, vlan, ip_payload.payload).map(Decoded::Fragment);
     }
     if let Some((err, _layer)) = &sliced.stop_err {
         match err {
@@ -240,19 +314,8 @@ pub fn decode<'a>(
         (false, payload.len())
     };
 
-    let vlan = match &sliced.vlan {
-        Some(VlanSlice::SingleVlan(v)) => Vlan {
-            outer: v.vlan_identifier().value(),
-            inner: 0,
-        },
-        Some(VlanSlice::DoubleVlan(v)) => Vlan {
-            outer: v.outer().vlan_identifier().value(),
-            inner: v.inner().vlan_identifier().value(),
-        },
-        None => Vlan::default(),
-    };
     stats.tcp += 1;
-    Some(TcpSegment {
+    Some(Decoded::Segment(TcpSegment {
         src: SocketAddr::new(src_ip, tcp.source_port()),
         dst: SocketAddr::new(dst_ip, tcp.destination_port()),
         vlan,
@@ -265,7 +328,7 @@ pub fn decode<'a>(
         payload,
         payload_truncated,
         payload_len: u32::try_from(payload_len).unwrap_or(u32::MAX),
-    })
+    }))
 }
 
 fn be16(data: &[u8], at: usize) -> Option<u16> {
