@@ -1094,6 +1094,8 @@ mod tests {
                 dir: *dir,
                 data,
                 stream_offset: 0,
+                frame: 0,
+                ts_ns: 0,
             };
             s.on_event(i as u64 + 2, 0, ev, &mut out);
         }
@@ -1149,6 +1151,8 @@ mod tests {
                 dir: Dir::AtoB,
                 data,
                 stream_offset: 0,
+                frame: 0,
+                ts_ns: 0,
             };
             s.on_event(i as u64 + 2, 0, ev, &mut out);
             let cap = s.conns[&conn].halves[0].buf.capacity();
@@ -1308,6 +1312,8 @@ mod tests {
                 dir: Dir::AtoB,
                 data: &head,
                 stream_offset: 0,
+                frame: 0,
+                ts_ns: 0,
             };
             s.on_event(2, 0, ev, &mut out);
             assert!(s.buffered <= 10_000, "held {} after {i}", s.buffered);
@@ -1345,6 +1351,8 @@ mod tests {
             dir: Dir::AtoB,
             data: &hello,
             stream_offset: 0,
+            frame: 0,
+            ts_ns: 0,
         };
         s.on_event(2, 0, ev, &mut out);
         assert_eq!(n, 0);

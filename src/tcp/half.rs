@@ -20,15 +20,21 @@ pub(super) struct Ctx<'c> {
     pub out: &'c mut dyn FnMut(StreamEvent<'_>),
     /// Reusable list of byte ranges, to avoid allocating per segment.
     pub scratch: &'c mut Vec<(u64, u64)>,
+    /// Number and time of the packet being handled: the stamp of the bytes
+    /// it carries.
+    pub frame: u64,
+    pub ts_ns: i64,
 }
 
 impl Ctx<'_> {
-    fn data(&mut self, stream_offset: u64, data: &[u8]) {
+    fn data(&mut self, stream_offset: u64, data: &[u8], (frame, ts_ns): Stamp) {
         (self.out)(StreamEvent::Data {
             conn: self.conn,
             dir: self.dir,
             data,
             stream_offset,
+            frame,
+            ts_ns,
         });
     }
 
@@ -44,6 +50,22 @@ impl Ctx<'_> {
     }
 }
 
+/// Packet number and time of the packet that carried some bytes.
+type Stamp = (u64, i64);
+
+/// Out-of-order bytes, with the packet that carried them.
+#[derive(Debug)]
+struct Piece {
+    data: Vec<u8>,
+    stamp: Stamp,
+}
+
+impl Piece {
+    fn len(&self) -> usize {
+        self.data.len()
+    }
+}
+
 #[derive(Debug, Default)]
 pub(super) struct Half {
     /// Set once the stream start is known (from a SYN or the first segment).
@@ -55,7 +77,7 @@ pub(super) struct Half {
     /// Next offset to deliver: everything before it was delivered or gapped.
     next_off: u64,
     /// Out-of-order pieces keyed by start offset; disjoint, all after next_off.
-    pending: BTreeMap<u64, Vec<u8>>,
+    pending: BTreeMap<u64, Piece>,
     pending_bytes: usize,
     /// Highest offset any segment claimed to reach (truncated ones included).
     max_end: u64,
@@ -218,7 +240,7 @@ impl Half {
             let pe = ps + piece.len() as u64;
             let (is, ie) = (ps.max(start), pe.min(end));
             let new = slice_at(payload, is - start, ie - start);
-            let old = slice_at(piece, is - ps, ie - ps);
+            let old = slice_at(&piece.data, is - ps, ie - ps);
             match diff_span(old.iter(), new) {
                 Some((first, last)) => ctx.conflict(is + first as u64, (last - first + 1) as u64),
                 None => {
@@ -243,13 +265,19 @@ impl Half {
         for &(rs, re) in &ranges {
             let bytes = slice_at(payload, rs - start, re - start);
             if rs == self.next_off {
-                self.deliver(ctx, bytes);
+                self.deliver(ctx, bytes, (ctx.frame, ctx.ts_ns));
                 self.drain(ctx);
             } else {
                 ctx.stats.out_of_order_bytes += bytes.len() as u64;
                 self.pending_bytes += bytes.len();
                 *ctx.total_buffered += bytes.len();
-                self.pending.insert(rs, bytes.to_vec());
+                self.pending.insert(
+                    rs,
+                    Piece {
+                        data: bytes.to_vec(),
+                        stamp: (ctx.frame, ctx.ts_ns),
+                    },
+                );
             }
         }
         *ctx.scratch = ranges;
@@ -257,11 +285,11 @@ impl Half {
         ctx.stats.peak_buffered = ctx.stats.peak_buffered.max(buffered);
     }
 
-    fn deliver(&mut self, ctx: &mut Ctx<'_>, bytes: &[u8]) {
+    fn deliver(&mut self, ctx: &mut Ctx<'_>, bytes: &[u8], stamp: Stamp) {
         if bytes.is_empty() {
             return;
         }
-        ctx.data(self.next_off, bytes);
+        ctx.data(self.next_off, bytes, stamp);
         self.next_off += bytes.len() as u64;
         ctx.stats.delivered_bytes += bytes.len() as u64;
         self.remember(ctx.cfg.overlap_history, bytes);
@@ -288,7 +316,7 @@ impl Half {
             let piece = entry.remove();
             self.pending_bytes -= piece.len();
             *ctx.total_buffered -= piece.len();
-            self.deliver(ctx, &piece);
+            self.deliver(ctx, &piece.data, piece.stamp);
         }
     }
 

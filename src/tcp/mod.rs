@@ -57,12 +57,17 @@ pub enum StreamEvent<'a> {
         frame: u64,
     },
     /// In-order bytes; `stream_offset` counts delivered bytes and gaps since
-    /// the stream start.
+    /// the stream start. `frame` and `ts_ns` are those of the packet that
+    /// carried these bytes, which is not the packet being pushed when they
+    /// were buffered out of order (delivered after reordering resolves, a
+    /// hole is skipped, or at close).
     Data {
         conn: ConnId,
         dir: Dir,
         data: &'a [u8],
         stream_offset: u64,
+        frame: u64,
+        ts_ns: i64,
     },
     /// `len` bytes never seen were skipped.
     Gap {
@@ -335,6 +340,8 @@ impl Reassembler {
             total_buffered,
             out,
             scratch,
+            frame,
+            ts_ns,
         };
         // What this ACK releases on the other side was sent before this
         // segment's own data, so it is delivered first (a response must not
@@ -458,6 +465,7 @@ impl Reassembler {
             return;
         }
         for dir in [Dir::AtoB, Dir::BtoA] {
+            // Closing delivers only buffered bytes, each with its own stamp.
             let mut ctx = Ctx {
                 conn: conn.id,
                 dir,
@@ -466,6 +474,8 @@ impl Reassembler {
                 total_buffered,
                 out,
                 scratch,
+                frame: 0,
+                ts_ns: conn.last_ts,
             };
             conn.halves(dir).0.flush(&mut ctx);
         }
