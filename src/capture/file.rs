@@ -7,13 +7,15 @@
 //! `if_tsoffset`, enhanced, simple and obsolete packet blocks, and skips (and
 //! counts) every other block.
 
-use super::{CaptureError, Packet};
+use super::{CaptureError, Compression, Packet};
 use pcap_parser::pcapng::{
     parse_enhancedpacketblock_be, parse_enhancedpacketblock_le, parse_interfacedescriptionblock_be,
     parse_interfacedescriptionblock_le, parse_sectionheaderblock, parse_simplepacketblock_be,
     parse_simplepacketblock_le,
 };
 use std::io::{self, Read};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A block (or classic pcap record) larger than this is damage, not data: it
 /// bounds the buffer whatever a length field claims.
@@ -96,6 +98,11 @@ pub struct FileReader {
     /// Time of the last timestamped packet, for simple packet blocks.
     last_ts: (i64, u32),
     done: bool,
+    /// The packet last read, still in the buffer.
+    current: Option<PacketAt>,
+    compression: Option<Compression>,
+    /// Bytes taken from the input as stored (before decompression).
+    raw_bytes: Option<Arc<AtomicU64>>,
 }
 
 impl std::fmt::Debug for FileReader {
@@ -192,6 +199,9 @@ impl FileReader {
             packets: 0,
             last_ts: (0, 0),
             done: false,
+            current: None,
+            compression: None,
+            raw_bytes: None,
         };
         let io_err = |e: io::Error| open_err(e.to_string());
         if !r.fill(4).map_err(io_err)? {
@@ -244,7 +254,7 @@ impl FileReader {
             });
             r.stats.interfaces = 1;
             r.format = Format::Pcap { be, nano, modified };
-            r.advance(24);
+            r.advance_by(24);
         }
         // Take the blocks before the first packet now, so the interfaces
         // (and `linktype()`) are known before it.
@@ -270,11 +280,30 @@ impl FileReader {
         &self.stats
     }
 
+    /// Records how the input was stored: its compression, and a counter of
+    /// the bytes read from it as stored.
+    pub fn set_origin(&mut self, compression: Option<Compression>, raw_bytes: Arc<AtomicU64>) {
+        self.compression = compression;
+        self.raw_bytes = Some(raw_bytes);
+    }
+
+    /// The input's compression, if it was compressed.
+    pub fn compression(&self) -> Option<Compression> {
+        self.compression
+    }
+
+    /// Bytes read from the input as stored (compressed bytes when compressed).
+    pub fn raw_bytes(&self) -> u64 {
+        self.raw_bytes
+            .as_ref()
+            .map_or(self.stats.bytes, |c| c.load(Ordering::Relaxed))
+    }
+
     fn avail(&self) -> &[u8] {
         self.buf.get(self.start..self.end).unwrap_or_default()
     }
 
-    fn advance(&mut self, n: usize) {
+    fn advance_by(&mut self, n: usize) {
         let n = n.min(self.end - self.start);
         self.start += n;
         self.stats.bytes += n as u64;
@@ -323,11 +352,21 @@ impl FileReader {
 
     /// The next packet; `None` at the end; after an error, `None` again.
     pub fn next_packet(&mut self) -> Option<Result<Packet<'_>, CaptureError>> {
+        match self.advance()? {
+            Ok(()) => self.current().map(Ok),
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// Reads the next packet and holds it as [`FileReader::current`] (the
+    /// one packet of look-ahead a merge needs); `None` at the end.
+    pub fn advance(&mut self) -> Option<Result<(), CaptureError>> {
+        self.current = None;
         if self.done {
             return None;
         }
         let c = std::mem::take(&mut self.consume);
-        self.advance(c);
+        self.advance_by(c);
         loop {
             match self.step() {
                 Ok(Step::Skip) => continue,
@@ -337,21 +376,8 @@ impl FileReader {
                 }
                 Ok(Step::Packet(p)) => {
                     self.packets += 1;
-                    let data = self
-                        .avail()
-                        .get(p.data_at..)
-                        .and_then(|d| d.get(..p.caplen))
-                        .unwrap_or_default();
-                    return Some(Ok(Packet {
-                        ts_sec: p.ts.0,
-                        ts_nsec: p.ts.1,
-                        linktype: p.linktype,
-                        caplen: u32::try_from(data.len()).unwrap_or(u32::MAX),
-                        origlen: p.origlen,
-                        data,
-                        interface: u32::try_from(p.iface).unwrap_or(u32::MAX),
-                        file: 0,
-                    }));
+                    self.current = Some(p);
+                    return Some(Ok(()));
                 }
                 Err(e) => {
                     self.done = true;
@@ -359,6 +385,41 @@ impl FileReader {
                 }
             }
         }
+    }
+
+    /// The packet the last [`FileReader::advance`] read, if any.
+    pub fn current(&self) -> Option<Packet<'_>> {
+        let p = self.current.as_ref()?;
+        let data = self
+            .avail()
+            .get(p.data_at..)
+            .and_then(|d| d.get(..p.caplen))
+            .unwrap_or_default();
+        Some(Packet {
+            ts_sec: p.ts.0,
+            ts_nsec: p.ts.1,
+            linktype: p.linktype,
+            caplen: u32::try_from(data.len()).unwrap_or(u32::MAX),
+            origlen: p.origlen,
+            data,
+            interface: u32::try_from(p.iface).unwrap_or(u32::MAX),
+            file: 0,
+        })
+    }
+
+    /// Time of the current packet, in ns.
+    pub fn current_ts_ns(&self) -> Option<i64> {
+        let p = self.current.as_ref()?;
+        Some(
+            p.ts.0
+                .saturating_mul(1_000_000_000)
+                .saturating_add(i64::from(p.ts.1)),
+        )
+    }
+
+    /// Packets read so far.
+    pub fn packets_read(&self) -> u64 {
+        self.packets
     }
 
     fn damage(&self, reason: String) -> CaptureError {
@@ -647,7 +708,7 @@ impl FileReader {
                 Ok(Step::Packet(p))
             }
             other => {
-                self.advance(len);
+                self.advance_by(len);
                 Ok(other)
             }
         }

@@ -5,9 +5,12 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
+pub mod compress;
 pub mod file;
+pub mod merge;
 pub mod writer;
 
+pub use compress::Compression;
 pub use file::{FileStats, Interface};
 
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
@@ -74,6 +77,12 @@ pub enum CaptureError {
     /// The file to write packets to (`-w`) could not be created.
     #[error("cannot write {path}: {reason}")]
     Write { path: String, reason: String },
+    /// One of several merged inputs failed; `error` counts its own packets.
+    #[error("{file}: {error}")]
+    InFile {
+        file: String,
+        error: Box<CaptureError>,
+    },
 }
 
 /// How to open a live capture.
@@ -135,6 +144,7 @@ pub struct Source {
 /// because a blocking read on an idle Linux interface may never return.
 enum Cap {
     File(Box<file::FileReader>),
+    Merge(Box<merge::Merge>),
     Live(Capture<Active>),
 }
 
@@ -156,6 +166,7 @@ impl std::fmt::Debug for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Source")
             .field("live", &matches!(self.cap, Cap::Live(_)))
+            .field("merged", &matches!(self.cap, Cap::Merge(_)))
             .field("linktype", &self.linktype())
             .field("count", &self.count)
             .finish()
@@ -163,33 +174,57 @@ impl std::fmt::Debug for Source {
 }
 
 impl Source {
-    /// Opens a pcap or pcapng file; `-` reads standard input (streaming:
-    /// packets come out as the bytes arrive).
+    /// Opens a pcap or pcapng file, compressed or not (gzip, zstd, lz4,
+    /// recognised by their magic bytes); `-` reads standard input, streaming:
+    /// packets come out as the bytes arrive.
     pub fn open_file(path: impl AsRef<std::path::Path>) -> Result<Source, CaptureError> {
-        let path = path.as_ref();
-        let input: Box<dyn std::io::Read + Send> = if path == std::path::Path::new("-") {
-            Box::new(std::io::stdin())
-        } else {
-            let f = std::fs::File::open(path).map_err(|e| CaptureError::Open {
-                reason: format!("{}: {e}", path.display()),
-            })?;
-            Box::new(f)
-        };
-        Source::from_reader(input)
+        let reader = open_reader(path.as_ref())?;
+        Ok(Source::with_cap(Cap::File(Box::new(reader))))
     }
 
-    /// Reads a pcap or pcapng capture from any byte stream.
+    /// Opens several captures and merges their packets by time, as mergecap
+    /// does: one packet of look-ahead per file, so memory does not grow with
+    /// the files. Each packet's `file` is its input's index in `paths`. One
+    /// path is the same as [`Source::open_file`].
+    pub fn open_files<P: AsRef<std::path::Path>>(paths: &[P]) -> Result<Source, CaptureError> {
+        if let [one] = paths {
+            return Source::open_file(one);
+        }
+        let mut readers = Vec::with_capacity(paths.len());
+        for p in paths {
+            let p = p.as_ref();
+            let r = open_reader(p).map_err(|e| match e {
+                // Name the file; a missing file's reason names it already.
+                CaptureError::Open { reason } if !reason.starts_with(&p.display().to_string()) => {
+                    CaptureError::Open {
+                        reason: format!("{}: {reason}", p.display()),
+                    }
+                }
+                other => other,
+            })?;
+            readers.push((p.display().to_string(), r));
+        }
+        Ok(Source::with_cap(Cap::Merge(Box::new(merge::Merge::new(
+            readers,
+        )))))
+    }
+
+    /// Reads a pcap or pcapng capture (compressed or not) from any byte stream.
     pub fn from_reader(input: Box<dyn std::io::Read + Send>) -> Result<Source, CaptureError> {
-        let reader = file::FileReader::new(input)?;
-        Ok(Source {
-            cap: Cap::File(Box::new(reader)),
+        let reader = reader_from(input)?;
+        Ok(Source::with_cap(Cap::File(Box::new(reader))))
+    }
+
+    fn with_cap(cap: Cap) -> Source {
+        Source {
+            cap,
             linktype: 0,
             count: 0,
             done: false,
             savefile: None,
             stop: None,
             deadline: None,
-        })
+        }
     }
 
     /// Opens an interface for live capture with a BPF filter, optionally writing a pcap file.
@@ -286,24 +321,51 @@ impl Source {
     /// its first interface (each packet carries its own).
     pub fn linktype(&self) -> i32 {
         match &self.cap {
-            Cap::File(r) => r.interfaces().first().map_or(0, |i| i.linktype),
             Cap::Live(_) => self.linktype,
+            _ => self.interfaces().first().map_or(0, |i| i.linktype),
         }
     }
 
-    /// A file's interfaces so far, over all pcapng sections; empty when live.
+    /// The (first) file's interfaces so far, over all pcapng sections: a
+    /// packet's `interface` indexes this list; empty when live.
     pub fn interfaces(&self) -> &[Interface] {
+        self.interfaces_of(0)
+    }
+
+    /// The interfaces of input `file` (see [`Source::open_files`]).
+    pub fn interfaces_of(&self, file: usize) -> &[Interface] {
         match &self.cap {
-            Cap::File(r) => r.interfaces(),
-            Cap::Live(_) => &[],
+            Cap::File(r) if file == 0 => r.interfaces(),
+            Cap::Merge(m) => m.reader(file).map_or(&[], |r| r.interfaces()),
+            _ => &[],
         }
     }
 
-    /// What a file's reader skipped and counted; `None` when live.
-    pub fn file_stats(&self) -> Option<&FileStats> {
+    /// Number of inputs: 1 for a file or a live capture, N when merging.
+    pub fn inputs(&self) -> usize {
         match &self.cap {
-            Cap::File(r) => Some(r.stats()),
+            Cap::Merge(m) => m.len(),
+            _ => 1,
+        }
+    }
+
+    /// What the file readers skipped and counted, summed over the inputs;
+    /// `None` when live.
+    pub fn file_stats(&self) -> Option<FileStats> {
+        match &self.cap {
+            Cap::File(r) => Some(r.stats().clone()),
+            Cap::Merge(m) => Some(m.stats()),
             Cap::Live(_) => None,
+        }
+    }
+
+    /// Bytes read from the input files as stored (compressed or not), for
+    /// progress against their sizes; 0 when live.
+    pub fn bytes_read(&self) -> u64 {
+        match &self.cap {
+            Cap::File(r) => r.raw_bytes(),
+            Cap::Merge(m) => m.raw_bytes(),
+            Cap::Live(_) => 0,
         }
     }
 
@@ -331,6 +393,14 @@ impl Source {
         let c = match cap {
             Cap::File(r) => {
                 let next = r.next_packet();
+                match &next {
+                    Some(Ok(_)) => *count += 1,
+                    Some(Err(_)) | None => *done = true,
+                }
+                return next;
+            }
+            Cap::Merge(m) => {
+                let next = m.next_packet();
                 match &next {
                     Some(Ok(_)) => *count += 1,
                     Some(Err(_)) | None => *done = true,
@@ -381,6 +451,36 @@ impl Source {
             }
         }
     }
+}
+
+/// Opens a file (or `-`, standard input), decompressing it if need be.
+fn open_reader(path: &std::path::Path) -> Result<file::FileReader, CaptureError> {
+    let input: Box<dyn std::io::Read + Send> = if path == std::path::Path::new("-") {
+        Box::new(std::io::stdin())
+    } else {
+        let f = std::fs::File::open(path).map_err(|e| CaptureError::Open {
+            reason: format!("{}: {e}", path.display()),
+        })?;
+        Box::new(f)
+    };
+    reader_from(input)
+}
+
+fn reader_from(input: Box<dyn std::io::Read + Send>) -> Result<file::FileReader, CaptureError> {
+    let input = compress::open(input).map_err(|e| CaptureError::Open {
+        reason: e.to_string(),
+    })?;
+    let what = input.compression;
+    let mut r = file::FileReader::new(input.reader).map_err(|e| match (e, what) {
+        (CaptureError::Open { reason }, Some(c)) if !reason.contains(c.name()) => {
+            CaptureError::Open {
+                reason: format!("{reason} (after {} decompression)", c.name()),
+            }
+        }
+        (e, _) => e,
+    })?;
+    r.set_origin(what, input.raw_bytes);
+    Ok(r)
 }
 
 /// Names of the interfaces libpcap can capture on.
