@@ -1096,6 +1096,7 @@ mod tests {
                 stream_offset: 0,
                 frame: 0,
                 ts_ns: 0,
+                file: 0,
             };
             s.on_event(i as u64 + 2, 0, ev, &mut out);
         }
@@ -1153,6 +1154,7 @@ mod tests {
                 stream_offset: 0,
                 frame: 0,
                 ts_ns: 0,
+                file: 0,
             };
             s.on_event(i as u64 + 2, 0, ev, &mut out);
             let cap = s.conns[&conn].halves[0].buf.capacity();
@@ -1314,6 +1316,7 @@ mod tests {
                 stream_offset: 0,
                 frame: 0,
                 ts_ns: 0,
+                file: 0,
             };
             s.on_event(2, 0, ev, &mut out);
             assert!(s.buffered <= 10_000, "held {} after {i}", s.buffered);
@@ -1353,6 +1356,7 @@ mod tests {
             stream_offset: 0,
             frame: 0,
             ts_ns: 0,
+            file: 0,
         };
         s.on_event(2, 0, ev, &mut out);
         assert_eq!(n, 0);

@@ -2,7 +2,7 @@
 //! offsets, delivers in-order bytes, buffers out-of-order ones, checks
 //! overlaps and skips holes that will not fill.
 
-use super::{ConnId, Dir, StreamEvent, TcpConfig, TcpStats};
+use super::{ConnId, Dir, Stamp, StreamEvent, TcpConfig, TcpStats};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Segments further than this ahead of the delivery point cannot belong to
@@ -20,21 +20,20 @@ pub(super) struct Ctx<'c> {
     pub out: &'c mut dyn FnMut(StreamEvent<'_>),
     /// Reusable list of byte ranges, to avoid allocating per segment.
     pub scratch: &'c mut Vec<(u64, u64)>,
-    /// Number and time of the packet being handled: the stamp of the bytes
-    /// it carries.
-    pub frame: u64,
-    pub ts_ns: i64,
+    /// The packet being handled: the stamp of the bytes it carries.
+    pub at: Stamp,
 }
 
 impl Ctx<'_> {
-    fn data(&mut self, stream_offset: u64, data: &[u8], (frame, ts_ns): Stamp) {
+    fn data(&mut self, stream_offset: u64, data: &[u8], at: Stamp) {
         (self.out)(StreamEvent::Data {
             conn: self.conn,
             dir: self.dir,
             data,
             stream_offset,
-            frame,
-            ts_ns,
+            frame: at.frame,
+            ts_ns: at.ts_ns,
+            file: at.file,
         });
     }
 
@@ -49,9 +48,6 @@ impl Ctx<'_> {
         });
     }
 }
-
-/// Packet number and time of the packet that carried some bytes.
-type Stamp = (u64, i64);
 
 /// Out-of-order bytes, with the packet that carried them.
 #[derive(Debug)]
@@ -265,7 +261,7 @@ impl Half {
         for &(rs, re) in &ranges {
             let bytes = slice_at(payload, rs - start, re - start);
             if rs == self.next_off {
-                self.deliver(ctx, bytes, (ctx.frame, ctx.ts_ns));
+                self.deliver(ctx, bytes, ctx.at);
                 self.drain(ctx);
             } else {
                 ctx.stats.out_of_order_bytes += bytes.len() as u64;
@@ -275,7 +271,7 @@ impl Half {
                     rs,
                     Piece {
                         data: bytes.to_vec(),
-                        stamp: (ctx.frame, ctx.ts_ns),
+                        stamp: ctx.at,
                     },
                 );
             }

@@ -68,6 +68,8 @@ pub enum StreamEvent<'a> {
         stream_offset: u64,
         frame: u64,
         ts_ns: i64,
+        /// Input file of that packet (see [`Stamp`]).
+        file: u32,
     },
     /// `len` bytes never seen were skipped.
     Gap {
@@ -87,6 +89,15 @@ pub enum StreamEvent<'a> {
         conn: ConnId,
         reason: CloseReason,
     },
+}
+
+/// Where some bytes were captured: the packet's number, time and input file
+/// (its index among merged inputs; 0 for a single input).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stamp {
+    pub frame: u64,
+    pub ts_ns: i64,
+    pub file: u32,
 }
 
 /// Limits. Memory held is at most `max_buffered_total` of out-of-order
@@ -257,6 +268,17 @@ impl Reassembler {
     /// Feeds one segment. `frame` is the 1-based packet number, `ts_ns` the
     /// packet time; events for bytes this packet completes are emitted now.
     pub fn push(&mut self, frame: u64, ts_ns: i64, seg: &TcpSegment<'_>, out: Out<'_>) {
+        let at = Stamp {
+            frame,
+            ts_ns,
+            file: 0,
+        };
+        self.push_at(at, seg, out);
+    }
+
+    /// [`Reassembler::push`] for a packet of input `at.file` (merged inputs).
+    pub fn push_at(&mut self, at: Stamp, seg: &TcpSegment<'_>, out: Out<'_>) {
+        let Stamp { frame, ts_ns, .. } = at;
         self.stats.segments += 1;
         if let Some(timeout) = self.cfg.idle_timeout_ns {
             self.expire_idle(ts_ns, timeout, out);
@@ -340,8 +362,7 @@ impl Reassembler {
             total_buffered,
             out,
             scratch,
-            frame,
-            ts_ns,
+            at,
         };
         // What this ACK releases on the other side was sent before this
         // segment's own data, so it is delivered first (a response must not
@@ -474,8 +495,11 @@ impl Reassembler {
                 total_buffered,
                 out,
                 scratch,
-                frame: 0,
-                ts_ns: conn.last_ts,
+                at: Stamp {
+                    frame: 0,
+                    ts_ns: conn.last_ts,
+                    file: 0,
+                },
             };
             conn.halves(dir).0.flush(&mut ctx);
         }

@@ -50,6 +50,7 @@ impl Sink {
                 stream_offset,
                 frame,
                 ts_ns,
+                ..
             } => {
                 assert!(!data.is_empty(), "empty data event");
                 self.stamps
@@ -815,4 +816,37 @@ fn stamps_survive_ack_skips_and_close() {
     let mut want = vec![stamp(5); 10];
     want.extend(vec![stamp(6); 10]);
     assert_eq!(byte_stamps(&r.sink, 0, Dir::BtoA), want);
+}
+
+#[test]
+fn bytes_keep_the_input_file_of_their_packet() {
+    // Two inputs carry one connection's packets; the late one is delivered
+    // with its own file.
+    let mut f = flow().with_mss(10);
+    f.syn_handshake().client_send(&[b'z'; 20]);
+    f.swap(3, 4);
+    let mut r = Reassembler::new(TcpConfig::default());
+    let mut net_stats = NetStats::default();
+    let mut files = Vec::new();
+    for (i, (ts, pkt)) in f.packets().iter().enumerate() {
+        let seg = net::decode(
+            Link::Ethernet.linktype(),
+            pkt,
+            pkt.len() as u32,
+            &mut net_stats,
+        )
+        .unwrap();
+        let at = Stamp {
+            frame: i as u64 + 1,
+            ts_ns: *ts,
+            file: i as u32 % 2,
+        };
+        r.push_at(at, &seg, &mut |e| {
+            if let StreamEvent::Data { frame, file, .. } = e {
+                files.push((frame, file));
+            }
+        });
+    }
+    // Frame 4 (file 1) holds the second 10 bytes, frame 5 (file 0) the first.
+    assert_eq!(files, vec![(5, 0), (4, 1)]);
 }
