@@ -1021,4 +1021,40 @@ mod tests {
             assert!(matches!(e, CaptureError::Open { .. }), "{cut}: {e:?}");
         }
     }
+
+    proptest::proptest! {
+        #[test]
+        fn damaged_files_never_panic(
+            flips in proptest::collection::vec((0usize..4000, proptest::prelude::any::<u8>()), 0..12),
+            cut in 0usize..4000,
+            classic in proptest::prelude::any::<bool>(),
+        ) {
+            let mut bytes = if classic {
+                let mut w = PcapWriter::new(Vec::new(), 1, TsPrecision::Nano, 65535).unwrap();
+                for k in 0..20 {
+                    w.write_packet(T0 + k, &[k as u8; 100]).unwrap();
+                }
+                w.into_inner()
+            } else {
+                multi()
+            };
+            for (at, x) in flips {
+                if let Some(b) = bytes.get_mut(at) {
+                    *b ^= x;
+                }
+            }
+            bytes.truncate(cut.max(4));
+            if let Ok(mut r) = FileReader::new(Box::new(Cursor::new(bytes))) {
+                let mut n = 0;
+                while let Some(p) = r.next_packet() {
+                    if let Ok(p) = p {
+                        proptest::prop_assert_eq!(p.caplen as usize, p.data.len());
+                    }
+                    n += 1;
+                    proptest::prop_assert!(n < 100);
+                }
+                proptest::prop_assert!(r.buf.len() <= 2 * READ_CHUNK);
+            }
+        }
+    }
 }
