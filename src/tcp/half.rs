@@ -31,7 +31,7 @@ impl Ctx<'_> {
             dir: self.dir,
             data,
             stream_offset,
-            frame: at.frame,
+            packet: at.packet,
             ts_ns: at.ts_ns,
             file: at.file,
         });
@@ -63,7 +63,7 @@ impl Piece {
 }
 
 #[derive(Debug, Default)]
-pub(super) struct Half {
+pub(super) struct HalfStream {
     /// Set once the stream start is known (from a SYN or the first segment).
     init: bool,
     /// Sequence number of the SYN, if one was seen.
@@ -84,7 +84,7 @@ pub(super) struct Half {
     history: VecDeque<u8>,
 }
 
-impl Half {
+impl HalfStream {
     pub fn is_init(&self) -> bool {
         self.init
     }

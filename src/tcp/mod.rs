@@ -5,7 +5,7 @@
 mod half;
 
 use crate::net::{TcpSegment, Vlan};
-use half::{Ctx, Half};
+use half::{Ctx, HalfStream};
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 
@@ -54,10 +54,10 @@ pub enum StreamEvent<'a> {
         b: SocketAddr,
         syn_seen: bool,
         /// Packet number of the packet that opened it.
-        frame: u64,
+        packet: u64,
     },
     /// In-order bytes; `stream_offset` counts delivered bytes and gaps since
-    /// the stream start. `frame` and `ts_ns` are those of the packet that
+    /// the stream start. `packet` and `ts_ns` are those of the packet that
     /// carried these bytes, which is not the packet being pushed when they
     /// were buffered out of order (delivered after reordering resolves, a
     /// hole is skipped, or at close).
@@ -66,7 +66,7 @@ pub enum StreamEvent<'a> {
         dir: Dir,
         data: &'a [u8],
         stream_offset: u64,
-        frame: u64,
+        packet: u64,
         ts_ns: i64,
         /// Input file of that packet (see [`Stamp`]).
         file: u32,
@@ -95,7 +95,7 @@ pub enum StreamEvent<'a> {
 /// (its index among merged inputs; 0 for a single input).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Stamp {
-    pub frame: u64,
+    pub packet: u64,
     pub ts_ns: i64,
     pub file: u32,
 }
@@ -191,12 +191,12 @@ impl FlowKey {
 }
 
 #[derive(Debug)]
-struct Conn {
+struct TcpConn {
     id: ConnId,
     a: SocketAddr,
     b: SocketAddr,
-    ab: Half,
-    ba: Half,
+    ab: HalfStream,
+    ba: HalfStream,
     /// Closed connections stay as tombstones so late retransmissions and
     /// final ACKs do not open phantom connections.
     closed: bool,
@@ -205,8 +205,8 @@ struct Conn {
     tick: u64,
 }
 
-impl Conn {
-    fn halves(&mut self, dir: Dir) -> (&mut Half, &mut Half) {
+impl TcpConn {
+    fn halves(&mut self, dir: Dir) -> (&mut HalfStream, &mut HalfStream) {
         match dir {
             Dir::AtoB => (&mut self.ab, &mut self.ba),
             Dir::BtoA => (&mut self.ba, &mut self.ab),
@@ -219,7 +219,7 @@ impl Conn {
 pub struct Reassembler {
     cfg: TcpConfig,
     stats: TcpStats,
-    conns: HashMap<FlowKey, Conn>,
+    conns: HashMap<FlowKey, TcpConn>,
     /// Open connections by last use, oldest first.
     live: BTreeMap<u64, FlowKey>,
     /// Tombstones by time of closing, oldest first.
@@ -265,11 +265,11 @@ impl Reassembler {
         self.total_buffered
     }
 
-    /// Feeds one segment. `frame` is the 1-based packet number, `ts_ns` the
+    /// Feeds one segment. `packet` is the 1-based packet number, `ts_ns` the
     /// packet time; events for bytes this packet completes are emitted now.
-    pub fn push(&mut self, frame: u64, ts_ns: i64, seg: &TcpSegment<'_>, out: Out<'_>) {
+    pub fn push(&mut self, packet: u64, ts_ns: i64, seg: &TcpSegment<'_>, out: Out<'_>) {
         let at = Stamp {
-            frame,
+            packet,
             ts_ns,
             file: 0,
         };
@@ -278,7 +278,7 @@ impl Reassembler {
 
     /// [`Reassembler::push`] for a packet of input `at.file` (merged inputs).
     pub fn push_at(&mut self, at: Stamp, seg: &TcpSegment<'_>, out: Out<'_>) {
-        let Stamp { frame, ts_ns, .. } = at;
+        let Stamp { packet, ts_ns, .. } = at;
         self.stats.segments += 1;
         if let Some(timeout) = self.cfg.idle_timeout_ns {
             self.expire_idle(ts_ns, timeout, out);
@@ -308,7 +308,7 @@ impl Reassembler {
                     self.stats.after_close += 1;
                     return;
                 }
-                self.open(key, frame, ts_ns, seg, out);
+                self.open(key, packet, ts_ns, seg, out);
             }
             Some((false, from_a, a_isn)) if pure_syn => {
                 if from_a && a_isn == Some(seg.seq) {
@@ -319,7 +319,7 @@ impl Reassembler {
                 // A new SYN with another ISN: the endpoints are being reused.
                 self.stats.reused += 1;
                 self.close(key, CloseReason::Reused, out);
-                self.open(key, frame, ts_ns, seg, out);
+                self.open(key, packet, ts_ns, seg, out);
             }
             Some((false, _, _)) => self.touch(key, ts_ns),
         }
@@ -406,7 +406,7 @@ impl Reassembler {
         self.dead.clear();
     }
 
-    fn open(&mut self, key: FlowKey, frame: u64, ts_ns: i64, seg: &TcpSegment<'_>, out: Out<'_>) {
+    fn open(&mut self, key: FlowKey, packet: u64, ts_ns: i64, seg: &TcpSegment<'_>, out: Out<'_>) {
         if self.conns.contains_key(&key) {
             // Replacing a tombstone.
             self.forget(key);
@@ -436,12 +436,12 @@ impl Reassembler {
         self.live.insert(self.tick, key);
         self.conns.insert(
             key,
-            Conn {
+            TcpConn {
                 id,
                 a,
                 b,
-                ab: Half::default(),
-                ba: Half::default(),
+                ab: HalfStream::default(),
+                ba: HalfStream::default(),
                 closed: false,
                 last_ts: ts_ns,
                 tick: self.tick,
@@ -452,7 +452,7 @@ impl Reassembler {
             a,
             b,
             syn_seen: seg.syn,
-            frame,
+            packet,
         });
     }
 
@@ -496,7 +496,7 @@ impl Reassembler {
                 out,
                 scratch,
                 at: Stamp {
-                    frame: 0,
+                    packet: 0,
                     ts_ns: conn.last_ts,
                     file: 0,
                 },
@@ -504,8 +504,8 @@ impl Reassembler {
             conn.halves(dir).0.flush(&mut ctx);
         }
         // Free buffers; keep only what identifies the tombstone.
-        conn.ab = Half::default();
-        conn.ba = Half::default();
+        conn.ab = HalfStream::default();
+        conn.ba = HalfStream::default();
         conn.closed = true;
         live.remove(&conn.tick);
         *tick += 1;

@@ -48,7 +48,7 @@ impl Sink {
                 dir,
                 data,
                 stream_offset,
-                frame,
+                packet: frame,
                 ts_ns,
                 ..
             } => {
@@ -837,13 +837,13 @@ fn bytes_keep_the_input_file_of_their_packet() {
         )
         .unwrap();
         let at = Stamp {
-            frame: i as u64 + 1,
+            packet: i as u64 + 1,
             ts_ns: *ts,
             file: i as u32 % 2,
         };
         r.push_at(at, &seg, &mut |e| {
-            if let StreamEvent::Data { frame, file, .. } = e {
-                files.push((frame, file));
+            if let StreamEvent::Data { packet, file, .. } = e {
+                files.push((packet, file));
             }
         });
     }
