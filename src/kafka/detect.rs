@@ -256,20 +256,36 @@ fn settle(
     let mut framers = Framer::pair(conn.id, conn.a, conn.b, client, conn.syn_seen, cfg, confirm);
     // Replay what arrived while undecided, packet by packet, so every
     // message keeps the frame and time that completed it.
-    let mut replay = Vec::new();
+    let mut lanes: [std::collections::VecDeque<(u64, i64, Dir, Vec<u8>)>; 2] = Default::default();
     let [ab, ba] = held;
-    for (d, h) in [(Dir::AtoB, ab), (Dir::BtoA, ba)] {
+    for ((d, h), lane) in [(Dir::AtoB, ab), (Dir::BtoA, ba)]
+        .into_iter()
+        .zip(&mut lanes)
+    {
         super::pick(&mut framers, d).notes = h.notes;
         let mut at = 0;
         for (len, frame, ts) in h.arrivals {
             let bytes = h.buf.get(at..at + len).unwrap_or_default().to_vec();
             at += len;
-            replay.push((frame, ts, d, bytes));
+            lane.push_back((frame, ts, d, bytes));
         }
     }
-    // Stable: within one packet number, requests (pushed first) lead.
-    replay.sort_by_key(|r| (r.0, r.2 != client));
-    for (frame, ts, d, bytes) in replay {
+    // The two directions merged by packet; within one packet, requests
+    // (pushed first) lead. Each direction keeps its stream order: bytes
+    // delivered after reordering carry earlier packets than bytes before them.
+    let [a, b] = &mut lanes;
+    loop {
+        let key = |l: &std::collections::VecDeque<(u64, i64, Dir, Vec<u8>)>| {
+            l.front().map(|r| (r.0, r.2 != client))
+        };
+        let next = match (key(a), key(b)) {
+            (Some(x), Some(y)) if y < x => b.pop_front(),
+            (Some(_), _) => a.pop_front(),
+            (None, _) => b.pop_front(),
+        };
+        let Some((frame, ts, d, bytes)) = next else {
+            break;
+        };
         super::pick(&mut framers, d).feed(&bytes, frame, ts, &mut conn.pairing, stats, out);
     }
     conn.stage = Stage::Kafka {
