@@ -4,6 +4,7 @@
 
 use crate::proto::apis;
 use crate::proto::{peek_request_header, peek_size};
+use std::collections::VecDeque;
 
 use super::framer::Framer;
 use super::{Confirm, Conn, KafkaConfig, KafkaMessage, KafkaStats, Stage};
@@ -226,6 +227,9 @@ fn decide(held: &[Held; 2], syn_seen: bool, cfg: &KafkaConfig, closing: bool) ->
     }
 }
 
+/// One chunk held while undecided: packet, time, direction, bytes.
+type Replay = (u64, i64, Dir, Vec<u8>);
+
 /// After detection: counts the outcome and frames what was held meanwhile.
 fn settle(
     conn: &mut Conn,
@@ -256,7 +260,7 @@ fn settle(
     let mut framers = Framer::pair(conn.id, conn.a, conn.b, client, conn.syn_seen, cfg, confirm);
     // Replay what arrived while undecided, packet by packet, so every
     // message keeps the frame and time that completed it.
-    let mut lanes: [std::collections::VecDeque<(u64, i64, Dir, Vec<u8>)>; 2] = Default::default();
+    let mut lanes: [VecDeque<Replay>; 2] = Default::default();
     let [ab, ba] = held;
     for ((d, h), lane) in [(Dir::AtoB, ab), (Dir::BtoA, ba)]
         .into_iter()
@@ -275,9 +279,7 @@ fn settle(
     // delivered after reordering carry earlier packets than bytes before them.
     let [a, b] = &mut lanes;
     loop {
-        let key = |l: &std::collections::VecDeque<(u64, i64, Dir, Vec<u8>)>| {
-            l.front().map(|r| (r.0, r.2 != client))
-        };
+        let key = |l: &VecDeque<Replay>| l.front().map(|r| (r.0, r.2 != client));
         let next = match (key(a), key(b)) {
             (Some(x), Some(y)) if y < x => b.pop_front(),
             (Some(_), _) => a.pop_front(),
