@@ -7,18 +7,33 @@ use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 
+/// Opens the inputs (merged by time when several); a failure names its file.
+pub(crate) fn open(files: &[String]) -> Result<Source, ExitCode> {
+    Source::open_files(files).map_err(|e| {
+        let what = match &e {
+            kwire::CaptureError::Open { reason } => files
+                .iter()
+                .find(|f| reason.starts_with(&format!("{f}: ")))
+                .or(files.first()),
+            _ => files.first(),
+        };
+        open_failed(what.map_or("-", String::as_str), e)
+    })
+}
+
 pub(crate) fn read(args: &ReadArgs) -> ExitCode {
-    let mut printer = match args.out.printer(false) {
+    let printer = match args.out.printer(false) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("kwire: {e}");
             return ExitCode::from(1);
         }
     };
-    let mut source = match Source::open_file(&args.file) {
+    let mut source = match open(&args.files) {
         Ok(s) => s,
-        Err(e) => return open_failed(&args.file, e),
+        Err(e) => return e,
     };
+    let mut printer = printer.with_files(&args.files);
     let (stats, end) = kwire::run(&mut source, args.out.common.config(false), &mut |r| {
         printer.print(r)
     });
@@ -30,9 +45,9 @@ pub(crate) fn read(args: &ReadArgs) -> ExitCode {
 }
 
 pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
-    let mut source = match Source::open_file(&args.file) {
+    let mut source = match open(&args.files) {
         Ok(s) => s,
-        Err(e) => return open_failed(&args.file, e),
+        Err(e) => return e,
     };
     let mut analyzer = kwire::Analyzer::new();
     let (run, end) = kwire::run(&mut source, args.common.config(false), &mut |r| {

@@ -71,6 +71,18 @@ impl Input {
         })
     }
 
+    /// Several capture files already opened and merged by time.
+    pub fn merged(source: Source, paths: &[String]) -> Input {
+        Input {
+            source,
+            label: paths.join(" + "),
+            live: false,
+            // Record sizes cannot say how far into which file loading is.
+            estimate: None,
+            stop: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
     /// Opens an interface for live capture.
     pub fn live(iface: &str, bpf: &str) -> Result<Input, CaptureError> {
         let mut opts = LiveOptions::new(iface);

@@ -29,6 +29,8 @@ pub struct Printer {
     buf: Vec<u8>,
     line: String,
     broken: bool,
+    /// The inputs' paths when several are merged: NDJSON then names each message's file.
+    files: Vec<String>,
 }
 
 impl Printer {
@@ -45,7 +47,17 @@ impl Printer {
             buf: Vec::with_capacity(4096),
             line: String::with_capacity(256),
             broken: false,
+            files: Vec::new(),
         }
+    }
+
+    /// The inputs being read, by index: with more than one, each NDJSON
+    /// object carries `file`.
+    pub fn with_files(mut self, files: &[String]) -> Printer {
+        if files.len() > 1 {
+            self.files = files.to_vec();
+        }
+        self
     }
 
     /// Prints one message if selected; `Break` once the limit is reached or stdout is gone.
@@ -65,7 +77,10 @@ impl Printer {
                 self.buf.extend_from_slice(self.line.as_bytes());
             }
             Format::Tree => self.buf.extend_from_slice(tree::record(r).as_bytes()),
-            Format::Json => json::write_record(&mut self.buf, r),
+            Format::Json => {
+                let file = self.files.get(r.file as usize).map(String::as_str);
+                json::write_record_in(&mut self.buf, r, file)
+            }
         }
         let written = self.out.write_all(&self.buf).and_then(|()| {
             if self.line_flush {
