@@ -150,3 +150,138 @@ fn merged_hosts_with_clock_offsets_keep_the_election_timeline() {
         assert!((t1 - t2).abs() < 2e-6, "{t1} vs {t2}");
     }
 }
+
+fn kwire_ok(args: &[&str]) -> String {
+    let out = common::kwire(args);
+    assert_eq!(out.code, 0, "kwire {args:?}: {}", out.stderr);
+    out.stdout
+}
+
+#[test]
+fn kwire_stats_of_three_controllers_shows_one_election_timeline() {
+    let orig = capture("kraft-reelection.pcap");
+    let orig = orig.to_str().unwrap();
+    let parts = split(Path::new(orig), [0; 3]);
+    let p: Vec<&str> = parts.iter().map(|f| f.path().to_str().unwrap()).collect();
+    // Text and JSON, merged, are the recording's own.
+    assert_eq!(
+        kwire_ok(&["stats", p[0], p[1], p[2], "-q"]),
+        kwire_ok(&["stats", orig, "-q"])
+    );
+    let merged: Value = serde_json::from_str(&kwire_ok(&[
+        "stats", p[0], p[1], p[2], "-q", "--format", "json",
+    ]))
+    .unwrap();
+    let (lib, _) = analyse(&[&parts[0].path(), parts[1].path(), parts[2].path()]);
+    assert_eq!(merged, lib);
+    // With clock errors, the same elections, winners and ballots.
+    let skewed = split(Path::new(orig), [-3_000_000, 0, 2_000_000]);
+    let s: Vec<&str> = skewed.iter().map(|f| f.path().to_str().unwrap()).collect();
+    let merged: Value = serde_json::from_str(&kwire_ok(&[
+        "stats", s[0], s[1], s[2], "-q", "--format", "json",
+    ]))
+    .unwrap();
+    let (want, _) = analyse(&[Path::new(orig)]);
+    assert_eq!(timeline(&merged), timeline(&want));
+}
+
+#[test]
+fn kwire_read_of_several_files_names_each_message_s_file() {
+    let orig = capture("kraft-initial-election.pcap");
+    let parts = split(&orig, [0; 3]);
+    let p: Vec<&str> = parts.iter().map(|f| f.path().to_str().unwrap()).collect();
+    let one = common::json_lines(&kwire_ok(&[
+        "read",
+        orig.to_str().unwrap(),
+        "-q",
+        "--format",
+        "json",
+    ]));
+    let all = common::json_lines(&kwire_ok(&[
+        "read", p[0], p[1], p[2], "-q", "--format", "json",
+    ]));
+    assert_eq!(all.len(), one.len());
+    // One input: no `file` key. Several: each message names its input, and
+    // apart from that the messages (frames included) are the recording's.
+    assert!(one.iter().all(|m| m.get("file").is_none()));
+    for (a, b) in all.iter().zip(&one) {
+        let file = a["file"].as_str().unwrap();
+        let dst_port = a["dst"].as_str().unwrap().rsplit(':').next().unwrap();
+        let src_port = a["src"].as_str().unwrap().rsplit(':').next().unwrap();
+        let host = PORTS
+            .iter()
+            .position(|port| [dst_port, src_port].contains(&port.to_string().as_str()))
+            .unwrap();
+        assert_eq!(file, p[host]);
+        let mut a = a.clone();
+        a.as_object_mut().unwrap().remove("file");
+        assert_eq!(&a, b);
+    }
+    // The keys keep the contract's order: `file` follows `ts`.
+    let line = kwire_ok(&["read", p[0], p[1], "-q", "--format", "json", "-c", "1"]);
+    assert!(line.starts_with("{\"frame\":"), "{line}");
+    let ts_at = line.find(",\"ts\":").unwrap();
+    let file_at = line.find(",\"file\":").unwrap();
+    let src_at = line.find(",\"src\":").unwrap();
+    assert!(ts_at < file_at && file_at < src_at, "{line}");
+}
+
+#[test]
+fn compressed_inputs_merge_like_plain_ones() {
+    use std::io::Write;
+    let orig = capture("kraft-reelection.pcap");
+    let parts = split(&orig, [0; 3]);
+    // Host 2's file gzip-compressed, host 3's zstd.
+    let gz = NamedTempFile::new().unwrap();
+    let mut e = flate2::write::GzEncoder::new(gz.as_file(), flate2::Compression::default());
+    e.write_all(&std::fs::read(parts[1].path()).unwrap())
+        .unwrap();
+    e.finish().unwrap();
+    let zst = NamedTempFile::new().unwrap();
+    std::fs::write(
+        zst.path(),
+        zstd::stream::encode_all(&std::fs::read(parts[2].path()).unwrap()[..], 3).unwrap(),
+    )
+    .unwrap();
+    let p = [
+        parts[0].path().to_str().unwrap(),
+        gz.path().to_str().unwrap(),
+        zst.path().to_str().unwrap(),
+    ];
+    assert_eq!(
+        kwire_ok(&["stats", p[0], p[1], p[2], "-q", "--format", "json"]),
+        kwire_ok(&["stats", orig.to_str().unwrap(), "-q", "--format", "json"])
+    );
+    // A missing input is unusable input, named in the message.
+    let out = common::kwire(&["read", p[0], "/nonexistent/x.pcap"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .starts_with("kwire: cannot read /nonexistent/x.pcap: "),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_damaged_input_among_several_is_reported_after_the_rest() {
+    let orig = capture("kraft-initial-election.pcap");
+    let parts = split(&orig, [0; 3]);
+    let whole = std::fs::read(parts[2].path()).unwrap();
+    let cut = NamedTempFile::new().unwrap();
+    std::fs::write(cut.path(), &whole[..whole.len() - 7]).unwrap();
+    let p = [
+        parts[0].path().to_str().unwrap(),
+        parts[1].path().to_str().unwrap(),
+        cut.path().to_str().unwrap(),
+    ];
+    let out = common::kwire(&["read", p[0], p[1], p[2], "-q"]);
+    assert_eq!(out.code, 2, "{out:?}");
+    assert!(
+        out.stderr
+            .starts_with(&format!("kwire: {}: capture truncated at packet ", p[2])),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stdout.is_empty());
+}
