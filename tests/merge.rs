@@ -172,7 +172,7 @@ fn kwire_stats_of_three_controllers_shows_one_election_timeline() {
         "stats", p[0], p[1], p[2], "-q", "--format", "json",
     ]))
     .unwrap();
-    let (lib, _) = analyse(&[&parts[0].path(), parts[1].path(), parts[2].path()]);
+    let (lib, _) = analyse(&[parts[0].path(), parts[1].path(), parts[2].path()]);
     assert_eq!(merged, lib);
     // With clock errors, the same elections, winners and ballots.
     let skewed = split(Path::new(orig), [-3_000_000, 0, 2_000_000]);
