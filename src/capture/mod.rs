@@ -8,7 +8,7 @@
 pub mod compress;
 pub mod file;
 pub mod merge;
-#[cfg(any(test, feature = "testkit"))]
+// The TUI's export (`w`) writes with it, as do tests and fixtures.
 pub mod writer;
 
 pub use compress::Compression;

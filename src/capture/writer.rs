@@ -1,6 +1,7 @@
-//! Minimal pcap and pcapng writers for tests and synthetic fixtures. The pcap
-//! crate can only write through a live libpcap handle, and fixtures need
-//! control over magic, precision and odd blocks, so these are written by hand.
+//! Minimal pcap and pcapng writers, for the TUI's export and for tests and
+//! synthetic fixtures. The pcap crate can only write through a libpcap handle
+//! (classic pcap, µs or ns, no pcapng), and fixtures need control over magic,
+//! precision and odd blocks, so these are written by hand.
 //! Classic pcap is little-endian; pcapng sections may be either byte order.
 
 use std::io::{self, Write};
@@ -80,6 +81,18 @@ impl<W: Write> PcapWriter<W> {
         self.out.write_all(&len32(cut.len())?.to_le_bytes())?;
         self.out.write_all(&len32(data.len())?.to_le_bytes())?;
         self.out.write_all(cut)
+    }
+
+    /// Writes one packet as it was captured: `data` is what was kept of
+    /// `origlen` bytes on the wire (TUI export keeps the original lengths).
+    pub fn write_captured(&mut self, ts_ns: i64, data: &[u8], origlen: u32) -> io::Result<()> {
+        let (sec, frac) = self.precision.split(ts_ns);
+        self.out.write_all(&sec.to_le_bytes())?;
+        self.out.write_all(&frac.to_le_bytes())?;
+        self.out.write_all(&len32(data.len())?.to_le_bytes())?;
+        self.out
+            .write_all(&origlen.max(len32(data.len())?).to_le_bytes())?;
+        self.out.write_all(data)
     }
 
     pub fn into_inner(self) -> W {
@@ -268,15 +281,27 @@ impl<W: Write> PcapngWriter<W> {
         data: &[u8],
         caplen: usize,
     ) -> io::Result<()> {
-        let units = self.units(iface, ts_ns)?;
         let cut = data.get(..caplen).unwrap_or(data);
-        let mut body = Vec::with_capacity(20 + cut.len() + 3);
+        self.write_captured(iface, ts_ns, cut, len32(data.len())?)
+    }
+
+    /// Writes an enhanced packet block as captured: `data` is what was kept
+    /// of `origlen` bytes on the wire (TUI export keeps the original lengths).
+    pub fn write_captured(
+        &mut self,
+        iface: u32,
+        ts_ns: i64,
+        data: &[u8],
+        origlen: u32,
+    ) -> io::Result<()> {
+        let units = self.units(iface, ts_ns)?;
+        let mut body = Vec::with_capacity(20 + data.len() + 3);
         self.put32(&mut body, iface);
         self.put32(&mut body, (units >> 32) as u32);
         self.put32(&mut body, units as u32);
-        self.put32(&mut body, len32(cut.len())?);
         self.put32(&mut body, len32(data.len())?);
-        body.extend_from_slice(cut);
+        self.put32(&mut body, origlen.max(len32(data.len())?));
+        body.extend_from_slice(data);
         self.block(EPB, &body)
     }
 

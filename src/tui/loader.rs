@@ -50,6 +50,8 @@ pub struct Input {
     /// What the status bar calls it: a file name or `live IFACE (BPF)`.
     pub label: String,
     pub live: bool,
+    /// The capture files read (several are merged), so `w` can read them again.
+    pub paths: Vec<std::path::PathBuf>,
     estimate: Option<Estimate>,
     stop: Arc<AtomicBool>,
 }
@@ -66,6 +68,7 @@ impl Input {
                 path.to_string()
             },
             live: false,
+            paths: vec![path.into()],
             estimate: Estimate::of(path),
             stop: Arc::new(AtomicBool::new(false)),
         })
@@ -77,6 +80,7 @@ impl Input {
             source,
             label: paths.join(" + "),
             live: false,
+            paths: paths.iter().map(Into::into).collect(),
             // Record sizes cannot say how far into which file loading is.
             estimate: None,
             stop: Arc::new(AtomicBool::new(false)),
@@ -94,6 +98,7 @@ impl Input {
             source,
             label: format!("live {iface} ({bpf})"),
             live: true,
+            paths: Vec::new(),
             estimate: None,
             stop,
         })
