@@ -64,9 +64,13 @@ struct LiveArgs {
 
 #[derive(Args)]
 struct TuiArgs {
-    /// Capture file to browse; it loads in the background.
-    #[arg(required_unless_present = "iface", conflicts_with = "iface")]
-    file: Option<String>,
+    /// Capture files to browse (several are merged by time); they load in the background.
+    #[arg(
+        required_unless_present = "iface",
+        conflicts_with = "iface",
+        value_name = "FILE"
+    )]
+    file: Vec<String>,
     /// Show live traffic from this interface instead.
     #[arg(short = 'i', long = "interface", value_name = "IFACE")]
     iface: Option<String>,
@@ -92,8 +96,10 @@ impl OutputArgs {
 
 #[derive(Args)]
 struct ReadArgs {
-    /// Capture file, or `-` for standard input.
-    file: String,
+    /// Capture files (pcap or pcapng, plain or gzip/zstd/lz4), or `-` for standard
+    /// input; several are merged by time.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -108,8 +114,9 @@ enum StatsFormat {
 
 #[derive(Args)]
 struct StatsArgs {
-    /// Capture file, or `-` for standard input.
-    file: String,
+    /// Capture files, or `-` for standard input; several are merged by time.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: StatsFormat,

@@ -108,16 +108,20 @@ pub(crate) fn tui(args: &TuiArgs) -> ExitCode {
         eprintln!("kwire: {e}");
         return ExitCode::from(1);
     }
-    let input = match (&args.iface, &args.file) {
+    let input = match (&args.iface, args.file.as_slice()) {
         (Some(iface), _) => match TuiInput::live(iface, &args.bpf) {
             Ok(i) => i,
             Err(e) => return open_failed(iface, e),
         },
-        (None, Some(file)) => match TuiInput::file(file) {
+        (None, [file]) => match TuiInput::file(file) {
             Ok(i) => i,
             Err(e) => return open_failed(file, e),
         },
-        (None, None) => {
+        (None, files @ [_, ..]) => match super::files::open(files) {
+            Ok(source) => TuiInput::merged(source, files),
+            Err(code) => return code,
+        },
+        (None, []) => {
             eprintln!("kwire: name a capture file, or an interface with -i");
             return ExitCode::from(1);
         }

@@ -33,19 +33,42 @@ pub(crate) struct Progress {
 
 impl Progress {
     /// A bar for `path` if one should be shown.
-    pub(crate) fn for_file(path: &str, quiet: bool) -> Option<Progress> {
+    pub(crate) fn for_files(paths: &[String], quiet: bool) -> Option<Progress> {
         let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
-        if quiet || ci || path == "-" || !std::io::stderr().is_terminal() {
+        if quiet || ci || paths.iter().any(|p| p == "-") || !std::io::stderr().is_terminal() {
             return None;
         }
-        let size = std::fs::metadata(path).ok()?.len();
+        let mut size = 0u64;
+        let mut kinds = Vec::new();
+        for path in paths {
+            size += std::fs::metadata(path).ok()?.len();
+            let mut magic = [0u8; 4];
+            std::io::Read::read_exact(&mut std::fs::File::open(path).ok()?, &mut magic).ok()?;
+            kinds.push(magic == [0x0a, 0x0d, 0x0d, 0x0a]);
+        }
         if size <= MIN_SIZE {
             return None;
         }
-        let mut magic = [0u8; 4];
-        let pcapng = std::io::Read::read_exact(&mut std::fs::File::open(path).ok()?, &mut magic)
-            .is_ok()
-            && magic == [0x0a, 0x0d, 0x0d, 0x0a];
+        // Positions are counted from packet records, so every input must be of one
+        // uncompressed format: a compressed capture's records outnumber its bytes.
+        let pcap = |p: &String| {
+            let mut m = [0u8; 4];
+            std::fs::File::open(p)
+                .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut m))
+                .is_ok()
+                && matches!(
+                    m,
+                    [0xd4, 0xc3, 0xb2, 0xa1]
+                        | [0xa1, 0xb2, 0xc3, 0xd4]
+                        | [0x4d, 0x3c, 0xb2, 0xa1]
+                        | [0xa1, 0xb2, 0x3c, 0x4d]
+                        | [0x0a, 0x0d, 0x0d, 0x0a]
+                )
+        };
+        if !paths.iter().all(pcap) || kinds.iter().any(|k| Some(k) != kinds.first()) {
+            return None;
+        }
+        let pcapng = kinds.first().copied().unwrap_or(false);
         let style = ProgressStyle::with_template(
             "{wide_bar} {binary_bytes}/{binary_total_bytes} {msg} ETA {eta}",
         )
@@ -59,7 +82,7 @@ impl Progress {
             started: now,
             // Draw at the first look, so the bar appears at once.
             last_draw: now.checked_sub(REDRAW).unwrap_or(now),
-            bytes: if pcapng { 0 } else { 24 },
+            bytes: if pcapng { 0 } else { 24 * paths.len() as u64 },
             per_record: if pcapng { 32 } else { 16 },
             pcapng,
             packets: 0,

@@ -31,6 +31,8 @@ pub struct Printer {
     broken: bool,
     /// ANSI colour in summary lines.
     color: bool,
+    /// The inputs' paths when several are merged: NDJSON then names each message's file.
+    files: Vec<String>,
 }
 
 impl Printer {
@@ -48,6 +50,7 @@ impl Printer {
             line: String::with_capacity(256),
             broken: false,
             color: false,
+            files: Vec::new(),
         }
     }
 
@@ -55,6 +58,15 @@ impl Printer {
     /// and JSON stay plain.
     pub fn with_color(mut self, color: bool) -> Printer {
         self.color = color;
+        self
+    }
+
+    /// The inputs being read, by index: with more than one, each NDJSON
+    /// object carries `file`.
+    pub fn with_files(mut self, files: &[String]) -> Printer {
+        if files.len() > 1 {
+            self.files = files.to_vec();
+        }
         self
     }
 
@@ -79,7 +91,10 @@ impl Printer {
                 self.buf.extend_from_slice(self.line.as_bytes());
             }
             Format::Tree => self.buf.extend_from_slice(tree::record(r).as_bytes()),
-            Format::Json => json::write_record(&mut self.buf, r),
+            Format::Json => {
+                let file = self.files.get(r.file as usize).map(String::as_str);
+                json::write_record_in(&mut self.buf, r, file)
+            }
         }
         let written = self.out.write_all(&self.buf).and_then(|()| {
             if self.line_flush {

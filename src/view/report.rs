@@ -100,7 +100,33 @@ pub fn render(s: &RunStats) -> String {
             e,
             "  link/IP: {} non-TCP, {} IP fragments, {} truncated by snaplen, {} unknown link type, {} malformed",
             n.non_tcp, n.ip_fragments, n.truncated, n.unknown_linktype, n.malformed
-        )
+        )?;
+        if n.ip_fragments > 0 {
+            writeln!(
+                e,
+                "  IP fragments: {} TCP datagrams reassembled, given up: {} timed out, {} at the memory limit, {} with a fragment that did not fit",
+                n.fragments_reassembled,
+                n.fragments_timed_out,
+                n.fragments_evicted,
+                n.fragments_bad
+            )?;
+        }
+        if let Some(c) = &s.capture {
+            let skipped = c.other_blocks + c.custom_blocks + c.unknown_blocks + c.orphan_packets;
+            if skipped > 0 || c.interfaces > 1 || c.sections > 1 {
+                writeln!(
+                    e,
+                    "  capture file: {} sections, {} interfaces; skipped {} custom, {} unknown and {} other non-packet blocks, {} packets of undescribed interfaces",
+                    c.sections,
+                    c.interfaces,
+                    c.custom_blocks,
+                    c.unknown_blocks,
+                    c.other_blocks,
+                    c.orphan_packets
+                )?;
+            }
+        }
+        Ok(())
     })();
     e
 }
