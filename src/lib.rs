@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod capture;
 pub mod codec;
+pub mod filter;
 pub mod kafka;
 pub mod net;
 pub mod pipeline;
