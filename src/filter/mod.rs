@@ -23,11 +23,13 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
+mod catalogue;
 mod compile;
 mod error;
 mod eval;
 mod lexer;
 pub mod parser;
+pub mod tree;
 
 #[cfg(test)]
 mod tests;

@@ -693,3 +693,155 @@ fn numbers_parse_in_every_form() {
     assert_eq!(parse_int("1e3"), None);
     assert_eq!(parse_int(""), None);
 }
+
+proptest::proptest! {
+    /// Any text either compiles or gives an error whose caret lies within it (or just past it).
+    #[test]
+    fn any_text_compiles_or_points_inside_it(s in "[ -~ü\\t]{0,40}") {
+        if let Err(e) = Filter::new(&s, &cat()) {
+            proptest::prop_assert!(e.column() <= s.chars().count() + 1);
+            proptest::prop_assert!(!e.hint().is_empty());
+            proptest::prop_assert_eq!(e.to_string().lines().count(), 4);
+        }
+    }
+
+    /// Filters made of the language's own pieces never panic while compiling or matching.
+    #[test]
+    fn pieces_of_the_language_never_panic(parts in proptest::collection::vec(
+        proptest::sample::select(vec![
+            "(", ")", "{", "}", ",", "..", "==", "!=", "<", ">=", "!", "~", "&&", "||",
+            "and", "or", "not", "in", "contains", "matches", "vote", "error", "ErrorCode",
+            "Topics.Partitions.VoteGranted", "src.ip", "api", "1", "0x10", "-1", "\"a\"",
+            "10.0.0.0/8", "NOT_COORDINATOR", "Vote", "true", "free", "latency_us", "Host",
+        ]),
+        0..12,
+    )) {
+        let s = parts.join(" ");
+        if let Ok(f) = Filter::new(&s, &cat()) {
+            for m in msgs() {
+                let _ = f.matches(&m);
+            }
+        }
+    }
+}
+
+/// The catalogue of the embedded schemas, as the binary builds it.
+fn schema_cat() -> Catalogue {
+    let mut c = Catalogue::new();
+    c.add_schemas(&crate::codec::registry().messages);
+    c
+}
+
+#[test]
+fn the_schema_catalogue_has_every_field_by_path() {
+    let c = schema_cat();
+    for f in [
+        "Topics.Partitions.VoteGranted == false",
+        "Coordinators.ErrorCode == 16",
+        "CoordinatorKeys contains \"g\"",
+        "NodeEndpoints.Port == 9093",
+        "Topics.Partitions.ReplicaDirectoryId == 00000000-0000-0000-0000-000000000000",
+        "PreVote",
+        "ErrorCode == NOT_COORDINATOR",
+    ] {
+        if let Err(e) = Filter::new(f, &c) {
+            // No error names in this catalogue: only the last one may fail, and for that reason.
+            assert!(
+                f.contains("NOT_COORDINATOR") && e.message().contains("error name"),
+                "{f}: {e}"
+            );
+        }
+    }
+    let e = Filter::new("Topics.Partitions.VoteGranted == 1.5", &c).unwrap_err();
+    assert!(
+        e.message()
+            .starts_with("Topics.Partitions.VoteGranted is a bool"),
+        "{e}"
+    );
+    let e = Filter::new("Coordinators.Hots", &c).unwrap_err();
+    assert_eq!(e.hint(), "did you mean Coordinators.Host?");
+}
+
+/// Tree occurrences agree with the NDJSON body for every path the test filters use.
+#[test]
+fn tree_occurrences_are_the_ndjson_occurrences() {
+    use crate::codec::{decode_request, decode_response, encode_request, encode_response};
+    let bodies = [
+        (
+            52,
+            2,
+            false,
+            json!({"ErrorCode":0,"Topics":[{"TopicName":"a","Partitions":[{"PartitionIndex":0,"ErrorCode":0,"LeaderId":2,"LeaderEpoch":5,"VoteGranted":false},{"PartitionIndex":1,"ErrorCode":94,"LeaderId":-1,"LeaderEpoch":5,"VoteGranted":true}]},{"TopicName":"b","Partitions":[]}],"NodeEndpoints":[{"NodeId":2,"Host":"h","Port":9093}]}),
+        ),
+        (
+            52,
+            2,
+            true,
+            json!({"ClusterId":null,"VoterId":3,"Topics":[{"TopicName":"t","Partitions":[{"PartitionIndex":0,"ReplicaEpoch":1,"ReplicaId":1,"ReplicaDirectoryId":"9d3909c6-1424-3b45-1817-fb5a1859a765","VoterDirectoryId":"00000000-0000-0000-0000-000000000000","LastOffsetEpoch":1,"LastOffset":27,"PreVote":true}]}]}),
+        ),
+        (
+            10,
+            6,
+            false,
+            json!({"ThrottleTimeMs":0,"Coordinators":[{"Key":"g","NodeId":1,"Host":"x","Port":1,"ErrorCode":0,"ErrorMessage":null},{"Key":"k","NodeId":-1,"Host":"","Port":-1,"ErrorCode":15,"ErrorMessage":"m"}]}),
+        ),
+        (
+            10,
+            6,
+            true,
+            json!({"KeyType":0,"CoordinatorKeys":["a","b",""]}),
+        ),
+        (10, 0, true, json!({"Key":"g0"})),
+    ];
+    let paths = [
+        ("ErrorCode", false),
+        ("Topics.Partitions.ErrorCode", true),
+        ("ErrorCode", true),
+        ("Topics", true),
+        ("Partitions", false),
+        ("Topics.Partitions.VoteGranted", true),
+        ("TopicName", false),
+        ("NodeEndpoints.Host", true),
+        ("ClusterId", true),
+        ("ReplicaDirectoryId", false),
+        ("CoordinatorKeys", true),
+        ("Key", false),
+        ("ErrorMessage", false),
+        ("Coordinators.Port", true),
+    ];
+    for (key, version, request, body) in bodies {
+        let frame = if request {
+            encode_request(key, version, 1, Some("c"), &body).unwrap()
+        } else {
+            encode_response(key, version, 1, &body).unwrap()
+        };
+        let msg = if request {
+            decode_request(&frame)
+        } else {
+            decode_response(&frame, Some((key, version)))
+        };
+        assert!(msg.error.is_none(), "{:?}", msg.error);
+        let j = Msg {
+            j: json!({ "body": body }),
+            summary: String::new(),
+            flags: vec![],
+        };
+        for (p, anchored) in paths {
+            let path = BodyPath {
+                segments: p.split('.').map(String::from).collect(),
+                anchored,
+            };
+            let mut from_tree = Vec::new();
+            tree::body_occurrences(&msg.tree, &path, &mut |v| {
+                from_tree.push(format!("{v:?}"));
+                ControlFlow::Continue(())
+            });
+            let mut from_json = Vec::new();
+            j.body(&path, &mut |v| {
+                from_json.push(format!("{v:?}"));
+                ControlFlow::Continue(())
+            });
+            assert_eq!(from_tree, from_json, "{p} in {body}");
+        }
+    }
+}
