@@ -27,6 +27,7 @@ mod catalogue;
 mod compile;
 mod error;
 mod eval;
+mod fields;
 mod lexer;
 pub mod parser;
 pub mod tree;
@@ -36,6 +37,7 @@ mod tests;
 
 pub use compile::Field;
 pub use error::FilterError;
+pub use fields::Columns;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

@@ -845,3 +845,47 @@ fn tree_occurrences_are_the_ndjson_occurrences() {
         }
     }
 }
+
+#[test]
+fn columns_join_occurrences_and_escape_strings() {
+    let names: Vec<String> = [
+        "frame",
+        "ts",
+        "api",
+        "Coordinators.NodeId",
+        "client_id",
+        "src.ip",
+        "AuthBytes",
+        "ReplicaDirectoryId",
+        "Weight",
+        "Coordinators",
+    ]
+    .map(String::from)
+    .to_vec();
+    let c = Columns::new(&names, &["header=y".into()], &cat()).unwrap();
+    assert!(c.header && c.needs_body());
+    let lines: Vec<String> = msgs().iter().map(|m| c.line(m)).collect();
+    insta::assert_snapshot!(format!("{}\n{}", c.header_line(), lines.join("\n")), @r"
+    frame	ts	api	Coordinators.NodeId	client_id	src.ip	AuthBytes	ReplicaDirectoryId	Weight	Coordinators
+    4	1764441600.000123	10		app-1	127.0.0.1				
+    6	1764441600.002000	10	3,-1		127.0.0.1				
+    8	1764441601.500000	52		raft	fd00::1		0b3c1f4e-0000-4000-8000-00000000abcd		
+    9	1764441601.750000	52			fd00::2				
+    11	1764441602.000000	52		ctrl	10.1.2.3				
+    12	1764441602.100000				10.9.0.1				
+    13	1764441602.200000	36		c\x1bx	10.1.2.3	00757365720070617373		0.5
+    ");
+    let c = Columns::new(
+        &["api_name".into(), "kafka.topic_name".into()],
+        &["separator=,".into(), "aggregator=|".into()],
+        &cat(),
+    )
+    .unwrap();
+    assert_eq!(c.line(&msgs()[2]), "Vote,__cluster_metadata");
+    assert!(!c.header);
+    let e = Columns::new(&["latncy_us".into()], &[], &cat()).unwrap_err();
+    assert!(e.contains("did you mean latency_us?"), "{e}");
+    let e = Columns::new(&["frame".into()], &["quote=d".into()], &cat()).unwrap_err();
+    assert!(e.contains("unknown option"), "{e}");
+    assert!(Columns::new(&[], &[], &cat()).is_err());
+}
