@@ -541,7 +541,6 @@ impl<'a> Compiler<'a> {
         }
         if op == Op::Matches {
             let re = RegexBuilder::new(&lit.text)
-                .case_insensitive(true)
                 .size_limit(1 << 20)
                 .build()
                 .map_err(|e| {
@@ -551,7 +550,7 @@ impl<'a> Compiler<'a> {
                     self.err(
                         lit.span.clone(),
                         &format!("this regular expression does not compile: {last}"),
-                        "matches takes the regex crate's syntax, case-insensitive; (?-i) makes it case-sensitive",
+                        "matches takes the regex crate's syntax; (?i) makes it case-insensitive",
                     )
                 })?;
             return Ok(Node::Matches(f, Box::new(re)));

@@ -534,8 +534,9 @@ fn header_fields_compare_by_type() {
     assert_eq!(sel("correlation_id < 0"), [11]);
     assert_eq!(sel("correlation_id == -2147483648"), [11]);
     assert_eq!(sel("client_id"), [4, 8, 11, 13]);
-    assert_eq!(sel("client_id matches \"^APP\""), [4]);
-    assert_eq!(sel("client_id matches \"(?-i)^APP\""), Vec::<u64>::new());
+    assert_eq!(sel("client_id matches \"^APP\""), Vec::<u64>::new());
+    assert_eq!(sel("client_id matches \"(?i)^APP\""), [4]);
+    assert_eq!(sel("client_id ~ \"^app-[0-9]$\""), [4]);
     assert_eq!(sel("client_id contains \"\\x1b\""), [13]);
     assert_eq!(sel("size > 0x3b"), [6, 8, 11]);
     assert_eq!(sel("request_frame"), [6, 9]);
