@@ -96,6 +96,8 @@ pub use analysis::{Analysis, Analyzer, render_text as analysis_text, to_json as 
 pub use capture::{CaptureError, LiveOptions, Source};
 /// One decoded Kafka message.
 pub use dissect::{Record, VersionSource, dissect};
+/// The chosen fields of `--format fields`.
+pub use filter::Columns;
 /// The read loop, its configuration and its end-of-run counters.
 pub use pipeline::{Config, End, Hooks, Limits, RunStats, parse_size, run, run_with};
 /// Which messages to show: API selection and the display filter.

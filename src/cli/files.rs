@@ -30,13 +30,23 @@ pub(crate) fn read(args: &ReadArgs) -> ExitCode {
 }
 
 pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
+    let filter = match kwire::Filter::parse(args.filter.as_deref().unwrap_or("")) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("kwire: {e}");
+            return ExitCode::from(1);
+        }
+    };
     let mut source = match Source::open_file(&args.file) {
         Ok(s) => s,
         Err(e) => return open_failed(&args.file, e),
     };
     let mut analyzer = kwire::Analyzer::new();
     let (run, end) = kwire::run(&mut source, args.common.config(false), &mut |r| {
-        analyzer.record(r);
+        // Only what the filter keeps is analysed.
+        if filter.matches(r) {
+            analyzer.record(r);
+        }
         ControlFlow::Continue(())
     });
     let a = analyzer.analysis();

@@ -19,7 +19,7 @@ pub use crate::proto::Kind;
 pub use encode::{EncodeError, encode_request, encode_response};
 pub use error::{DecodeError, ErrorKind};
 pub use frame::{Message, decode_request, decode_response};
-pub use schema::{MessageSchema, SchemaKind, Versions};
+pub use schema::{Field, FieldType, MessageSchema, Prim, SchemaKind, Versions};
 pub use tree::{Node, Prefix, Role, Tree, Value};
 
 use std::sync::LazyLock;

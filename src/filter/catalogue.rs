@@ -1,7 +1,7 @@
 //! The field catalogue from Kafka's message schemas.
 
 use super::{Catalogue, FieldType};
-use crate::codec::schema::{Field, FieldType as Shape, MessageSchema, Prim};
+use crate::codec::{Field, FieldType as Shape, MessageSchema, Prim};
 
 /// The keys of a decoded record batch (contract: "Record batches").
 const BATCH: [(&str, FieldType); 19] = [

@@ -16,8 +16,18 @@ pub struct Columns {
 }
 
 impl Columns {
-    /// Resolves each `-e` name; `options` are the `-E` settings (`header=y`, `separator=,`).
-    pub fn new(names: &[String], options: &[String], cat: &Catalogue) -> Result<Columns, String> {
+    /// Resolves each `-e` name against the fields of the schemas kwire knows; `options`
+    /// are the `-E` settings (`header=y`, `separator=,`).
+    pub fn new(names: &[String], options: &[String]) -> Result<Columns, String> {
+        Columns::with_catalogue(names, options, &super::record::catalogue())
+    }
+
+    /// As [`Columns::new`], against `cat`.
+    pub fn with_catalogue(
+        names: &[String],
+        options: &[String],
+        cat: &Catalogue,
+    ) -> Result<Columns, String> {
         let mut c = Columns {
             fields: Vec::new(),
             separator: "\t".into(),

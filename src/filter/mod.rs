@@ -30,6 +30,7 @@ mod eval;
 mod fields;
 mod lexer;
 pub mod parser;
+pub mod record;
 pub mod tree;
 
 #[cfg(test)]
@@ -297,6 +298,11 @@ impl Filter {
             needs_decode: c.needs_decode,
             needs_summary: c.needs_summary,
         })
+    }
+
+    /// Parses and compiles `text` against the fields of the schemas kwire knows.
+    pub fn parse(text: &str) -> Result<Filter, FilterError> {
+        Filter::new(text, &record::catalogue())
     }
 
     pub fn is_empty(&self) -> bool {

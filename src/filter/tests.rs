@@ -863,7 +863,7 @@ fn columns_join_occurrences_and_escape_strings() {
     ]
     .map(String::from)
     .to_vec();
-    let c = Columns::new(&names, &["header=y".into()], &cat()).unwrap();
+    let c = Columns::with_catalogue(&names, &["header=y".into()], &cat()).unwrap();
     assert!(c.header && c.needs_body());
     let lines: Vec<String> = msgs().iter().map(|m| c.line(m)).collect();
     insta::assert_snapshot!(format!("{}\n{}", c.header_line(), lines.join("\n")), @r"
@@ -876,7 +876,7 @@ fn columns_join_occurrences_and_escape_strings() {
     12	1764441602.100000				10.9.0.1				
     13	1764441602.200000	36		c\x1bx	10.1.2.3	00757365720070617373		0.5
     ");
-    let c = Columns::new(
+    let c = Columns::with_catalogue(
         &["api_name".into(), "kafka.topic_name".into()],
         &["separator=,".into(), "aggregator=|".into()],
         &cat(),
@@ -884,9 +884,9 @@ fn columns_join_occurrences_and_escape_strings() {
     .unwrap();
     assert_eq!(c.line(&msgs()[2]), "Vote,__cluster_metadata");
     assert!(!c.header);
-    let e = Columns::new(&["latncy_us".into()], &[], &cat()).unwrap_err();
+    let e = Columns::with_catalogue(&["latncy_us".into()], &[], &cat()).unwrap_err();
     assert!(e.contains("did you mean latency_us?"), "{e}");
-    let e = Columns::new(&["frame".into()], &["quote=d".into()], &cat()).unwrap_err();
+    let e = Columns::with_catalogue(&["frame".into()], &["quote=d".into()], &cat()).unwrap_err();
     assert!(e.contains("unknown option"), "{e}");
-    assert!(Columns::new(&[], &[], &cat()).is_err());
+    assert!(Columns::with_catalogue(&[], &[], &cat()).is_err());
 }

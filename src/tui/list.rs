@@ -104,7 +104,7 @@ impl View {
     /// Whether the filter lets row `row` through, looked at now.
     pub(super) fn matches(&self, store: &Store, row: usize) -> bool {
         store
-            .with_record(row, |r| self.filter.matches(r, &mut || summary::line(r)))
+            .with_record(row, |r| self.filter.matches(r))
             .unwrap_or(false)
     }
 
@@ -116,7 +116,7 @@ impl View {
         let end = store.len().min(self.scanned.saturating_add(max));
         for i in self.scanned..end {
             let hit = store
-                .with_record(i, |r| self.filter.matches(r, &mut || summary::line(r)))
+                .with_record(i, |r| self.filter.matches(r))
                 .unwrap_or(false);
             if hit {
                 rows.push(i as u32);

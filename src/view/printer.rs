@@ -2,6 +2,7 @@
 
 use super::{json, summary, tree};
 use crate::dissect::Record;
+use crate::filter::Columns;
 use crate::select::Selection;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
@@ -15,12 +16,16 @@ pub enum Format {
     Tree,
     /// NDJSON, one object per message.
     Json,
+    /// The -e fields, tab-separated, one line per message (as tshark's -T fields).
+    Fields,
 }
 
 /// Prints messages as they complete; the end is reported on stderr.
 pub struct Printer {
     format: Format,
     select: Selection,
+    /// The `-e` fields, for `--format fields`.
+    columns: Option<Columns>,
     limit: Option<u64>,
     printed: u64,
     out: io::BufWriter<io::StdoutLock<'static>>,
@@ -38,6 +43,7 @@ impl Printer {
         Printer {
             format,
             select,
+            columns: None,
             limit,
             printed: 0,
             out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
@@ -46,6 +52,16 @@ impl Printer {
             line: String::with_capacity(256),
             broken: false,
         }
+    }
+
+    /// The fields `--format fields` prints; their names go out first with `-E header=y`,
+    /// so that an empty result still names its columns.
+    pub fn with_columns(mut self, columns: Columns) -> Printer {
+        if columns.header {
+            let _ = writeln!(self.out, "{}", columns.header_line());
+        }
+        self.columns = Some(columns);
+        self
     }
 
     /// Prints one message if selected; `Break` once the limit is reached or stdout is gone.
@@ -66,6 +82,12 @@ impl Printer {
             }
             Format::Tree => self.buf.extend_from_slice(tree::record(r).as_bytes()),
             Format::Json => json::write_record(&mut self.buf, r),
+            Format::Fields => {
+                if let Some(c) = &self.columns {
+                    self.buf.extend_from_slice(c.line(r).as_bytes());
+                    self.buf.push(b'\n');
+                }
+            }
         }
         let written = self.out.write_all(&self.buf).and_then(|()| {
             if self.line_flush {
