@@ -16,25 +16,8 @@ pub fn body_occurrences(
     }
 }
 
-/// The named fields under node `i`: its field children and its known tagged fields.
-fn named_children(tree: &Tree<'_>, i: usize) -> Vec<usize> {
-    let mut out = Vec::new();
-    for c in tree.children(i) {
-        match tree.nodes.get(c).map(|n| n.role) {
-            Some(Role::Field) => out.push(c),
-            Some(Role::TaggedFields) => {
-                for t in tree.children(c) {
-                    if matches!(tree.nodes.get(t).map(|n| n.role), Some(Role::Tagged(_))) {
-                        out.extend(tree.child_with_role(t, Role::Field));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
+/// The named fields under node `i` (its field children and its known tagged fields),
+/// each checked against `path` and descended into where the path can lead.
 fn fields(
     tree: &Tree<'_>,
     i: usize,
@@ -42,18 +25,44 @@ fn fields(
     path: &BodyPath,
     each: &mut dyn FnMut(Value<'_>) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
-    for c in named_children(tree, i) {
-        let Some(n) = tree.nodes.get(c) else { continue };
-        chain.push(n.name);
-        if path.matches(chain) {
-            emit(tree, c, each)?;
+    for c in tree.children(i) {
+        match tree.nodes.get(c).map(|n| n.role) {
+            Some(Role::Field) => field(tree, c, chain, path, each)?,
+            Some(Role::TaggedFields) => {
+                for t in tree.children(c) {
+                    if matches!(tree.nodes.get(t).map(|n| n.role), Some(Role::Tagged(_))) {
+                        if let Some(f) = tree.child_with_role(t, Role::Field) {
+                            field(tree, f, chain, path, each)?;
+                        }
+                    }
+                }
+            }
+            _ => {}
         }
-        if path.may_lead_to(chain) {
-            inside(tree, c, chain, path, each)?;
-        }
-        chain.pop();
     }
     ControlFlow::Continue(())
+}
+
+fn field(
+    tree: &Tree<'_>,
+    c: usize,
+    chain: &mut Vec<&'static str>,
+    path: &BodyPath,
+    each: &mut dyn FnMut(Value<'_>) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let Some(n) = tree.nodes.get(c) else {
+        return ControlFlow::Continue(());
+    };
+    chain.push(n.name);
+    let mut flow = ControlFlow::Continue(());
+    if path.matches(chain) {
+        flow = emit(tree, c, each);
+    }
+    if flow.is_continue() && path.may_lead_to(chain) {
+        flow = inside(tree, c, chain, path, each);
+    }
+    chain.pop();
+    flow
 }
 
 /// Descends into a struct field, or into each struct element of a list.
