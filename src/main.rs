@@ -115,6 +115,9 @@ struct StatsArgs {
     /// Analyse only the messages this display filter keeps (see docs/contract.md).
     #[arg(short = 'Y', long = "filter", value_name = "FILTER")]
     filter: Option<String>,
+    /// Also write the analysis as one self-contained HTML file (SVG charts, no scripts).
+    #[arg(long, value_name = "FILE")]
+    html: Option<std::path::PathBuf>,
     /// Do not print the end-of-run statistics on stderr.
     #[arg(short, long)]
     quiet: bool,
