@@ -79,6 +79,11 @@ pub mod dissect;
 #[allow(dead_code, unused_imports)]
 pub(crate) mod dissect;
 #[cfg(feature = "testkit")]
+pub mod filter;
+#[cfg(not(feature = "testkit"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod filter;
+#[cfg(feature = "testkit")]
 pub mod kafka;
 #[cfg(not(feature = "testkit"))]
 #[allow(dead_code, unused_imports)]
@@ -133,6 +138,8 @@ pub use codec::{Codec, DecodeOptions, Loaded, Schemas, Search, install as instal
 /// One decoded Kafka message, and its value tree (a [`Record`]'s `msg`).
 pub use codec::{Kind, Message, Tree};
 pub use dissect::{Record, VersionSource, dissect};
+/// The chosen fields of `--format fields`.
+pub use filter::Columns;
 /// The read loop, its configuration and its end-of-run counters.
 pub use pipeline::{Config, End, Hooks, Limits, RunStats, parse_size, run, run_with};
 /// Which messages to show: API selection and the display filter.

@@ -5,8 +5,8 @@ mod cli;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use kwire::Selection;
+use kwire::{Columns, Format, Printer};
 use kwire::{Config, Limits, parse_size};
-use kwire::{Format, Printer};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -90,7 +90,16 @@ impl OutputArgs {
         let color = self
             .color
             .enabled(std::io::IsTerminal::is_terminal(&std::io::stdout()));
-        Ok(Printer::new(self.format, select, self.count, line_flush).with_color(color))
+        let printer = Printer::new(self.format, select, self.count, line_flush).with_color(color);
+        match self.format {
+            Format::Fields => {
+                Ok(printer.with_columns(Columns::new(&self.field, &self.field_option)?))
+            }
+            _ if !self.field.is_empty() || !self.field_option.is_empty() => {
+                Err("-e and -E go with --format fields".into())
+            }
+            _ => Ok(printer),
+        }
     }
 }
 
@@ -120,6 +129,9 @@ struct StatsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: StatsFormat,
+    /// Analyse only the messages this display filter keeps (see docs/contract.md).
+    #[arg(short = 'Y', long = "filter", value_name = "FILTER")]
+    filter: Option<String>,
     /// Also write the analysis as one self-contained HTML file (SVG charts, no scripts).
     #[arg(long, value_name = "FILE")]
     html: Option<std::path::PathBuf>,
@@ -138,9 +150,15 @@ struct OutputArgs {
     /// Keep only these APIs (names such as vote or find-coordinator, or keys).
     #[arg(long, value_delimiter = ',', value_name = "NAME|KEY")]
     api: Vec<String>,
-    /// Display filter, e.g. `-Y 'vote response error'` (see docs/contract.md).
+    /// Display filter, e.g. `-Y 'VoteGranted == false && latency_us > 10000'` (see docs/contract.md).
     #[arg(short = 'Y', long = "filter", value_name = "FILTER")]
     filter: Option<String>,
+    /// A field for --format fields (repeatable), named as -Y names it.
+    #[arg(short = 'e', value_name = "FIELD")]
+    field: Vec<String>,
+    /// An option for --format fields: header=y, separator=C, aggregator=C.
+    #[arg(short = 'E', value_name = "NAME=VALUE")]
+    field_option: Vec<String>,
     /// Stop after N messages.
     #[arg(short = 'c', long = "count", value_name = "N")]
     count: Option<u64>,

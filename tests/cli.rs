@@ -66,7 +66,11 @@ fn a_bad_option_value_is_refused_before_reading() {
     assert_eq!(out.stderr, "kwire: unknown API \"no-such-api\"\n");
     let out = kwire(&["read", file.path().to_str().unwrap(), "-Y", "corr=x"]);
     assert_eq!(out.code, 1, "{out:?}");
-    assert_eq!(out.stderr, "kwire: corr=x: not a number\n");
+    // One line with the column, the filter with a caret under it, a hint.
+    assert_eq!(
+        out.stderr,
+        "kwire: corr is an integer, but x is not a number at column 6\n  corr=x\n       ^\nhint: write a decimal or 0x hex integer\n"
+    );
 }
 
 #[test]

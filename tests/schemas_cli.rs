@@ -191,3 +191,52 @@ fn credentials_are_redacted_unless_show_secrets() {
         }
     }
 }
+
+/// A display filter may name any field of a loaded schema: the schemas are loaded before
+/// the filter is compiled, on every reading command.
+#[test]
+fn filters_name_fields_of_loaded_schemas() {
+    let Some(jar) = jar() else {
+        return skip("no kafka-clients 4.4.0 jar");
+    };
+    let jar = jar.to_string_lossy().to_string();
+    let cap = "captures/consumer-group-java.pcap";
+    let (code, out, err) = run(
+        &[
+            "read",
+            "-q",
+            "--schemas",
+            &jar,
+            cap,
+            "-Y",
+            "Acks == -1",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(!lines.is_empty());
+    for l in &lines {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert_eq!(v["api_name"], "Produce");
+        assert_eq!(v["body"]["Acks"], -1);
+    }
+    let (code, out, err) = run(
+        &[
+            "stats",
+            "-q",
+            "--schemas",
+            &jar,
+            cap,
+            "-Y",
+            "TopicData.PartitionData.Index == 0",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Produce"), "{out}");
+}

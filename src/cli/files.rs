@@ -23,6 +23,8 @@ pub(crate) fn open(files: &[String]) -> Result<Source, ExitCode> {
 }
 
 pub(crate) fn read(args: &ReadArgs) -> ExitCode {
+    // Schemas first: the filter's field names come from them.
+    let mut notes = args.out.common.schemas();
     let printer = match args.out.printer(false) {
         Ok(p) => p,
         Err(e) => {
@@ -35,7 +37,6 @@ pub(crate) fn read(args: &ReadArgs) -> ExitCode {
         Err(e) => return e,
     };
     let mut printer = printer.with_files(&args.files);
-    let mut notes = args.out.common.schemas();
     // Lines streaming to the terminal are progress enough, and a bar would break them up.
     let on_terminal = io::IsTerminal::is_terminal(&io::stdout());
     let mut progress = Progress::for_files(&args.files, args.out.quiet || on_terminal);
@@ -60,6 +61,14 @@ pub(crate) fn read(args: &ReadArgs) -> ExitCode {
 }
 
 pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
+    let mut notes = args.common.schemas();
+    let filter = match kwire::Filter::parse(args.filter.as_deref().unwrap_or("")) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("kwire: {e}");
+            return ExitCode::from(1);
+        }
+    };
     let mut source = match open(&args.files) {
         Ok(s) => s,
         Err(e) => return e,
@@ -75,14 +84,16 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
         },
         None => None,
     };
-    let mut notes = args.common.schemas();
     let mut analyzer = kwire::Analyzer::new();
     let mut progress = Progress::for_files(&args.files, args.quiet);
     let mut hooks = WithProgress {
         progress: progress.as_mut(),
         sink: |r: &kwire::Record<'_>| {
             notes.see(r);
-            analyzer.record(r);
+            // Only what the filter keeps is analysed.
+            if filter.matches(r) {
+                analyzer.record(r);
+            }
             ControlFlow::Continue(())
         },
     };

@@ -42,6 +42,8 @@ impl<F: FnMut(&Record<'_>) -> ControlFlow<()>> Hooks for LiveHooks<'_, F> {
 }
 
 pub(crate) fn live(args: &LiveArgs) -> ExitCode {
+    // Schemas first: the filter's field names come from them.
+    let mut notes = args.out.common.schemas();
     let mut printer = match args.out.printer(true) {
         Ok(p) => p,
         Err(e) => {
@@ -67,7 +69,6 @@ pub(crate) fn live(args: &LiveArgs) -> ExitCode {
         source.stop_after(Duration::from_secs_f64(secs.max(0.0)));
     }
     let cfg = args.out.common.config(true);
-    let mut notes = args.out.common.schemas();
     eprintln!("kwire: capturing on {} (filter: {})", args.iface, args.bpf);
     let mut hooks = LiveHooks {
         sink: |r: &Record<'_>| {
@@ -104,6 +105,9 @@ pub(crate) fn live(args: &LiveArgs) -> ExitCode {
 
 pub(crate) fn tui(args: &TuiArgs) -> ExitCode {
     use kwire::{TuiInput, TuiOptions, run_tui};
+    // The TUI takes the screen: what was loaded is said before it starts. Schemas come
+    // before the filter, whose field names come from them.
+    let _ = args.common.schemas();
     if let Err(e) = Filter::parse(args.filter.as_deref().unwrap_or("")) {
         eprintln!("kwire: {e}");
         return ExitCode::from(1);
@@ -126,8 +130,6 @@ pub(crate) fn tui(args: &TuiArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    // The TUI takes the screen: what was loaded is said before it starts.
-    let _ = args.common.schemas();
     let opts = TuiOptions {
         config: args.common.config(args.iface.is_some()),
         filter: args.filter.clone(),

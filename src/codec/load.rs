@@ -76,6 +76,14 @@ impl Default for MessageSchema {
 }
 
 impl Schemas {
+    /// Every request and response definition, of every API, and the data schemas.
+    pub fn all_messages(&self) -> impl Iterator<Item = &MessageSchema> {
+        self.apis
+            .values()
+            .flat_map(|a| a.requests.iter().chain(a.responses.iter()))
+            .chain(self.data.iter())
+    }
+
     /// Only kwire's built-in schemas: the headers, Vote and FindCoordinator.
     pub fn builtin() -> Schemas {
         let r = super::registry();

@@ -70,6 +70,10 @@ pub struct App {
     focus: Pane,
     /// The filter being typed after `/`.
     input: Option<String>,
+    /// Filters applied from the prompt, oldest first, without repeats in a row.
+    history: Vec<String>,
+    /// While Up/Down walk the history: the entry shown, and the text typed before.
+    recall: Option<(usize, String)>,
     /// The path being typed after `w`.
     export: Option<String>,
     /// A path that exists, which Enter again overwrites.
@@ -110,6 +114,8 @@ impl App {
             tab: Tab::Messages,
             focus: Pane::List,
             input: None,
+            history: Vec::new(),
+            recall: None,
             export: None,
             overwrite: None,
             reopen: None,
@@ -224,6 +230,11 @@ impl App {
     /// The filter being typed after `/`.
     pub fn input(&self) -> Option<&str> {
         self.input.as_deref()
+    }
+
+    /// The filters applied so far, oldest first.
+    pub fn history(&self) -> &[String] {
+        &self.history
     }
     /// A one-off message for the status bar; `true` for an error.
     pub fn notice(&self) -> Option<&(String, bool)> {
@@ -458,10 +469,14 @@ impl App {
 
     /// Applies a filter typed after `/`; an unparsable one leaves the prompt open.
     pub fn apply_filter(&mut self, text: &str) -> Result<(), String> {
-        let f = Filter::parse(text)?;
+        let f = Filter::parse(text).map_err(|e| e.one_line())?;
         let conn = self.list.view.conn();
         self.set_view(View::new(f).following(conn));
         self.notice = None;
+        let text = text.trim();
+        if !text.is_empty() && self.history.last().is_none_or(|h| h != text) {
+            self.history.push(text.to_string());
+        }
         Ok(())
     }
 
@@ -484,13 +499,51 @@ impl App {
         self.grown();
     }
 
+    /// Up (`older`) or Down in the filter history, while the prompt is open.
+    fn recall(&mut self, older: bool) {
+        let Some(text) = &mut self.input else { return };
+        let at = match (&self.recall, older) {
+            // The prompt opens with the filter in force, the newest entry: start before it.
+            (None, true) => match self.history.split_last() {
+                Some((last, rest)) if last == text && !rest.is_empty() => Some(rest.len() - 1),
+                _ => self.history.len().checked_sub(1),
+            },
+            (None, false) => None,
+            (Some((i, _)), true) => Some(i.saturating_sub(1)),
+            (Some((i, _)), false) => Some(i + 1),
+        };
+        match at.and_then(|i| Some((i, self.history.get(i)?))) {
+            Some((i, h)) => {
+                let typed = match self.recall.take() {
+                    Some((_, typed)) => typed,
+                    None => text.clone(),
+                };
+                *text = h.clone();
+                self.recall = Some((i, typed));
+            }
+            // Past the newest entry: back to what was typed.
+            None if !older => {
+                if let Some((_, typed)) = self.recall.take() {
+                    *text = typed;
+                }
+            }
+            None => {}
+        }
+    }
+
     /// Handles one key press.
     pub fn on_key(&mut self, k: KeyEvent) {
+        if matches!(k.code, KeyCode::Up | KeyCode::Down) && self.input.is_some() {
+            self.recall(k.code == KeyCode::Up);
+            return;
+        }
         if self.export.is_some() {
             self.export_key(k);
             return;
         }
         if let Some(text) = &mut self.input {
+            // Editing a recalled filter makes it the text typed.
+            self.recall = None;
             match k.code {
                 KeyCode::Enter => {
                     let t = text.clone();

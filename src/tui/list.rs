@@ -134,7 +134,7 @@ impl View {
         }
         self.filter.is_empty()
             || store
-                .with_record(row, |r| self.filter.matches(r, &mut || summary::line(r)))
+                .with_record(row, |r| self.filter.matches(r))
                 .unwrap_or(false)
     }
 

@@ -2,6 +2,7 @@
 
 use super::{json, summary, tree};
 use crate::dissect::Record;
+use crate::filter::Columns;
 use crate::select::Selection;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
@@ -15,12 +16,16 @@ pub enum Format {
     Tree,
     /// NDJSON, one object per message.
     Json,
+    /// The -e fields, tab-separated, one line per message (as tshark's -T fields).
+    Fields,
 }
 
 /// Prints messages as they complete; the end is reported on stderr.
 pub struct Printer {
     format: Format,
     select: Selection,
+    /// The `-e` fields, for `--format fields`.
+    columns: Option<Columns>,
     limit: Option<u64>,
     printed: u64,
     out: io::BufWriter<io::StdoutLock<'static>>,
@@ -42,6 +47,7 @@ impl Printer {
         Printer {
             format,
             select,
+            columns: None,
             limit,
             printed: 0,
             out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
@@ -70,6 +76,16 @@ impl Printer {
         self
     }
 
+    /// The fields `--format fields` prints; their names go out first with `-E header=y`,
+    /// so that an empty result still names its columns.
+    pub fn with_columns(mut self, columns: Columns) -> Printer {
+        if columns.header {
+            let _ = writeln!(self.out, "{}", columns.header_line());
+        }
+        self.columns = Some(columns);
+        self
+    }
+
     /// Prints one message if selected; `Break` once the limit is reached or stdout is gone.
     pub fn print(&mut self, r: &Record<'_>) -> ControlFlow<()> {
         if self.broken || self.limit.is_some_and(|n| self.printed >= n) {
@@ -94,6 +110,12 @@ impl Printer {
             Format::Json => {
                 let file = self.files.get(r.file as usize).map(String::as_str);
                 json::write_record_in(&mut self.buf, r, file)
+            }
+            Format::Fields => {
+                if let Some(c) = &self.columns {
+                    self.buf.extend_from_slice(c.line(r).as_bytes());
+                    self.buf.push(b'\n');
+                }
             }
         }
         let written = self.out.write_all(&self.buf).and_then(|()| {
