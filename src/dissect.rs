@@ -9,6 +9,7 @@ use crate::codec::{self, Message};
 use crate::kafka::KafkaMessage;
 use crate::proto::Kind;
 use crate::tcp::ConnId;
+use crate::topics::IdNames;
 use std::net::SocketAddr;
 
 /// Where a message's API version came from (the contract's `version_source`).
@@ -60,6 +61,9 @@ pub struct Record<'a> {
     pub warnings: Vec<String>,
     pub msg: Message<'a>,
     pub version_source: Option<VersionSource>,
+    /// Names of the topic ids the message carries without their names, as the run
+    /// knew them before this message (see [`crate::topics`]).
+    pub topic_names: IdNames,
 }
 
 impl Record<'_> {
@@ -88,6 +92,7 @@ pub fn dissect<'a>(f: &KafkaMessage<'a>, first_ts_ns: i64) -> Record<'a> {
         warnings: f.warnings.clone(),
         msg,
         version_source,
+        topic_names: IdNames::default(),
     }
 }
 

@@ -14,6 +14,7 @@ use crate::kafka::{Confirm, KafkaConfig, KafkaMessage, KafkaStats, Sessions};
 use crate::net::{self, NetStats};
 use crate::proto::Kind;
 use crate::tcp::{Reassembler, TcpConfig, TcpStats};
+use crate::topics::{TopicNames, TopicNamesConfig, TopicNamesStats};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
@@ -29,6 +30,8 @@ pub struct RunStats {
     pub inferred: u64,
     pub malformed: u64,
     pub warned: u64,
+    /// Topic ids named from earlier responses.
+    pub topics: TopicNamesStats,
 }
 
 /// Limits for every stage.
@@ -36,6 +39,7 @@ pub struct RunStats {
 pub struct Config {
     pub tcp: TcpConfig,
     pub kafka: KafkaConfig,
+    pub topics: TopicNamesConfig,
 }
 
 /// Memory and plausibility limits (see docs/limits.md).
@@ -62,6 +66,9 @@ pub struct Limits {
     /// Largest Kafka frame taken as plausible.
     #[arg(long, default_value = "128M", value_parser = parse_size)]
     pub max_frame: usize,
+    /// Topic ids whose names are remembered (learned from earlier responses).
+    #[arg(long, default_value_t = 100_000)]
+    pub max_topic_ids: usize,
     /// Only treat the given ports as Kafka; do not detect it elsewhere.
     #[arg(long)]
     pub no_detect: bool,
@@ -112,6 +119,9 @@ fn config(port: &[u16], l: &Limits, live: bool) -> Config {
             max_buffered_total: l.max_frames_total,
             ..KafkaConfig::default()
         },
+        topics: TopicNamesConfig {
+            max_ids: l.max_topic_ids,
+        },
     }
 }
 
@@ -130,6 +140,8 @@ pub struct Pipeline {
     sessions: Sessions,
     net: NetStats,
     stats: RunStats,
+    /// Topic id → name, learned in message order (see [`crate::topics`]).
+    names: TopicNames,
     first_ts_ns: Option<i64>,
     last: (u64, i64),
     stopped: bool,
@@ -158,6 +170,7 @@ impl Pipeline {
             },
             net: NetStats::default(),
             stats: RunStats::default(),
+            names: TopicNames::new(cfg.topics),
             first_ts_ns: None,
             last: (0, 0),
             stopped: false,
@@ -187,12 +200,13 @@ impl Pipeline {
             reasm,
             sessions,
             stats,
+            names,
             stopped,
             ..
         } = self;
         reasm.push(number, ts, &seg, &mut |ev| {
             sessions.on_event(number, ts, ev, &mut |f| {
-                deliver(f, first, stats, stopped, sink)
+                deliver(f, first, stats, names, stopped, sink)
             });
         });
     }
@@ -205,15 +219,19 @@ impl Pipeline {
             reasm,
             sessions,
             stats,
+            names,
             stopped,
             ..
         } = &mut self;
         reasm.finish(&mut |ev| {
             sessions.on_event(number, ts, ev, &mut |f| {
-                deliver(f, first, stats, stopped, sink)
+                deliver(f, first, stats, names, stopped, sink)
             });
         });
-        sessions.finish(number, ts, &mut |f| deliver(f, first, stats, stopped, sink));
+        sessions.finish(number, ts, &mut |f| {
+            deliver(f, first, stats, names, stopped, sink)
+        });
+        self.stats.topics = self.names.stats();
         self.stats.net = self.net;
         self.stats.tcp = self.reasm.stats().clone();
         self.stats.kafka = self.sessions.stats().clone();
@@ -225,13 +243,17 @@ fn deliver(
     f: &KafkaMessage<'_>,
     first: i64,
     stats: &mut RunStats,
+    names: &mut TopicNames,
     stopped: &mut bool,
     sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>,
 ) {
     if *stopped {
         return;
     }
-    let r = dissect(f, first);
+    let mut r = dissect(f, first);
+    // Names known before this message; then what it teaches, for the messages after it.
+    r.topic_names = names.names_for(&r.msg);
+    names.learn(&r.msg);
     let name = r
         .msg
         .api_key

@@ -8,6 +8,7 @@ use crate::codec::{self, Kind};
 use crate::dissect::{Record, VersionSource};
 use crate::select;
 use crate::tcp::ConnId;
+use crate::topics::IdNames;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 
@@ -116,6 +117,7 @@ pub struct NewRow {
     src: SocketAddr,
     dst: SocketAddr,
     warnings: Vec<String>,
+    topic_names: IdNames,
 }
 
 /// Messages collected on the loader thread, with their bytes in one buffer.
@@ -186,6 +188,7 @@ impl Batch {
             src: f.src,
             dst: f.dst,
             warnings: f.warnings.clone(),
+            topic_names: r.topic_names.clone(),
         });
     }
 }
@@ -209,6 +212,8 @@ pub struct Store {
     pending: HashMap<(u32, i32), u32>,
     /// Framing warnings, for the few rows that have them.
     frame_warnings: HashMap<u32, Vec<String>>,
+    /// Topic names the run knew for a row's topic ids, for the rows that have any.
+    topic_names: HashMap<u32, IdNames>,
     first_ts_ns: Option<i64>,
 }
 
@@ -279,6 +284,9 @@ impl Store {
         }
         if !n.warnings.is_empty() {
             self.frame_warnings.insert(at, n.warnings);
+        }
+        if !n.topic_names.is_empty() {
+            self.topic_names.insert(at, n.topic_names);
         }
         self.rows.push(row);
     }
@@ -359,6 +367,11 @@ impl Store {
             warnings: self.warnings(i, r),
             msg,
             version_source: r.version_source(),
+            topic_names: self
+                .topic_names
+                .get(&(i as u32))
+                .cloned()
+                .unwrap_or_default(),
         };
         Some(f(&rec))
     }
