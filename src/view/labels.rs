@@ -91,6 +91,41 @@ pub fn api_version(msg: &Message<'_>) -> String {
     s
 }
 
+/// Most items a summary list shows; the rest are counted (`+N more`).
+pub const LIST_SHOWN: usize = 3;
+
+/// Items joined with `, `: all of them up to [`LIST_SHOWN`], else the first
+/// [`LIST_SHOWN`] and `+N more`.
+pub fn list(items: impl IntoIterator<Item = String>) -> String {
+    let items: Vec<String> = items.into_iter().collect();
+    list_of(&items, |s: &String| s.clone())
+}
+
+/// As [`list`], formatting only the items shown: the rest are counted.
+pub fn list_of<T>(items: &[T], mut f: impl FnMut(&T) -> String) -> String {
+    let mut out = String::new();
+    for (i, item) in items.iter().take(LIST_SHOWN).enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&f(item));
+    }
+    let more = items.len().saturating_sub(LIST_SHOWN);
+    if more > 0 {
+        let _ = write!(out, " +{more} more");
+    }
+    out
+}
+
+/// A byte count as people read it: `312B`, `12.5KiB`, `3.0MiB`.
+pub fn bytes(n: u64) -> String {
+    match n {
+        n if n < 10 * 1024 => format!("{n}B"),
+        n if n < 10 * 1024 * 1024 => format!("{:.1}KiB", n as f64 / 1024.0),
+        n => format!("{:.1}MiB", n as f64 / (1024.0 * 1024.0)),
+    }
+}
+
 /// Kafka's name for an error code, or `error N`.
 pub fn error(code: i64) -> String {
     i16::try_from(code)
@@ -131,6 +166,16 @@ mod tests {
             let sa: SocketAddr = a.parse().unwrap();
             assert_eq!(addr(&sa), sa.to_string());
         }
+    }
+
+    #[test]
+    fn lists_cut_at_three() {
+        let l = |n: usize| list((0..n).map(|i| i.to_string()));
+        assert_eq!(l(0), "");
+        assert_eq!(l(3), "0, 1, 2");
+        assert_eq!(l(5), "0, 1, 2 +2 more");
+        assert_eq!(bytes(312), "312B");
+        assert_eq!(bytes(20 * 1024), "20.0KiB");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use super::escape::escape;
 use crate::apis;
-use crate::codec::{Kind, Message};
+use crate::codec::Kind;
 use crate::dissect::{Record, VersionSource};
 use std::fmt::Write;
 
@@ -51,7 +51,7 @@ fn write_tail(out: &mut String, r: &Record<'_>, latency_ns: Option<i64>) {
     if r.version_source == Some(VersionSource::Inferred) {
         out.push_str(" (version inferred)");
     }
-    let detail = details(m);
+    let detail = details(r);
     if !detail.is_empty() {
         out.push_str("  ");
         out.push_str(&detail);
@@ -74,7 +74,8 @@ fn write_tail(out: &mut String, r: &Record<'_>, latency_ns: Option<i64>) {
 }
 
 /// What the message says, in a few words.
-fn details(m: &Message<'_>) -> String {
+fn details(r: &Record<'_>) -> String {
+    let m = &r.msg;
     let Some(body) = m.body else {
         return match (m.kind, m.client_id) {
             (Kind::Request, Some("")) => "client=\"\"".to_string(),
@@ -82,7 +83,5 @@ fn details(m: &Message<'_>) -> String {
             _ => String::new(),
         };
     };
-    m.api_key
-        .and_then(apis::get)
-        .map_or_else(String::new, |api| (api.details)(m.kind, &m.tree, body))
+    apis::details(m.api_key, m.kind, &m.tree, body, &r.topic_names)
 }
