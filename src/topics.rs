@@ -26,6 +26,13 @@ const TOPIC_ID: &str = "TopicId";
 /// The string fields that name the topic beside a `TopicId` in Kafka's schemas.
 const NAME_FIELDS: [&str; 3] = ["Name", "TopicName", "Topic"];
 
+/// KRaft's metadata log has a fixed id (Kafka's `Uuid.METADATA_TOPIC_ID`), which no
+/// response names: KRaft Fetch requests carry it from the start.
+const METADATA_TOPIC: ([u8; 16], &str) = (
+    [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
+    "__cluster_metadata",
+);
+
 /// How many ids are remembered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TopicNamesConfig {
@@ -61,7 +68,10 @@ pub struct TopicNames {
 
 impl TopicNames {
     pub fn new(cfg: TopicNamesConfig) -> Self {
+        let mut map = HashMap::new();
+        map.insert(METADATA_TOPIC.0, Arc::from(METADATA_TOPIC.1));
         TopicNames {
+            map,
             max: cfg.max_ids,
             ..TopicNames::default()
         }
@@ -80,7 +90,7 @@ impl TopicNames {
     /// non-zero `TopicId` and a non-empty name beside it. Requests are not trusted:
     /// a client may ask about an id or a name the broker does not know.
     pub fn learn(&mut self, m: &Message<'_>) {
-        if m.kind != Kind::Response || m.error.is_some() || self.max == 0 {
+        if m.kind != Kind::Response || m.error.is_some() {
             return;
         }
         let Some(body) = m.body else { return };
@@ -96,18 +106,25 @@ impl TopicNames {
             self.stats.too_long += 1;
             return;
         }
+        if id == METADATA_TOPIC.0 {
+            return;
+        }
         if let Some(old) = self.map.get_mut(&id) {
             if **old != *name {
                 *old = Arc::from(name);
             }
             return;
         }
-        while self.map.len() >= self.max {
+        while self.order.len() >= self.max {
             let Some(gone) = self.order.pop_front() else {
                 break;
             };
             self.map.remove(&gone);
             self.stats.evicted += 1;
+        }
+        if self.max == 0 {
+            self.stats.evicted += 1;
+            return;
         }
         self.map.insert(id, Arc::from(name));
         self.order.push_back(id);

@@ -15,8 +15,7 @@ pub(crate) const API: Api = Api {
 /// `orders[p0, p1]` from `Name` and an array of partition numbers.
 fn asked(b: &Body<'_, '_>, at: usize, topics: &str) -> String {
     labels::list_of(&b.elements(at, topics), |&t| {
-        let parts = labels::list_of(&b.ints(t, "Partitions"), |p| format!("p{p}"));
-        format!("{}[{parts}]", b.topic(t))
+        b.with_parts(t, &b.ints(t, "Partitions"), |p| format!("p{p}"))
     })
 }
 

@@ -126,12 +126,16 @@ impl<'a> Body<'_, 'a> {
         part: impl Fn(usize) -> String,
     ) -> String {
         labels::list_of(&self.elements(at, topics), |&t| {
-            format!(
-                "{}[{}]",
-                self.topic(t),
-                labels::list_of(&self.elements(t, partitions), |&p| part(p))
-            )
+            self.with_parts(t, &self.elements(t, partitions), |&p| part(p))
         })
+    }
+
+    /// `topic[a, b]`, or the bare topic when there are no parts.
+    pub fn with_parts<T>(&self, t: usize, parts: &[T], f: impl FnMut(&T) -> String) -> String {
+        if parts.is_empty() {
+            return self.topic(t);
+        }
+        format!("{}[{}]", self.topic(t), labels::list_of(parts, f))
     }
 
     /// The size and record count of a `records` field (see [`Records`]).

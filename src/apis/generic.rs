@@ -1,15 +1,17 @@
-//! The summary of an API without a file of its own: its top-level scalar fields, then
-//! every non-zero error code in the body, by name and count.
+//! The summary of an API without a file of its own: its top-level scalar fields, the
+//! length of its top-level arrays, then every non-zero error code deeper in the body,
+//! by name and count.
 
 use super::fmt::{Body, show};
 use crate::codec::{Role, Value};
 use crate::view::labels;
 use std::collections::BTreeMap;
 
-/// `Field=value …`, error codes by name, then `errors=[NAME×N, …]` for nested ones.
+/// `Field=value … Array[N] …`, error codes by name, then `errors=[NAME×N, …]` for
+/// nested ones.
 pub(crate) fn details(b: &Body<'_, '_>) -> String {
     let mut parts = Vec::new();
-    for (i, name, v) in scalars(b) {
+    for (_, name, v) in scalars(b) {
         let text = match v {
             Value::Int(c) if name.ends_with("ErrorCode") => labels::error(c),
             Value::Int(n) => n.to_string(),
@@ -25,8 +27,15 @@ pub(crate) fn details(b: &Body<'_, '_>) -> String {
             }
             _ => continue,
         };
-        let _ = i;
         parts.push(format!("{name}={text}"));
+    }
+    // Top-level arrays by their length: `Markers[2]`.
+    for c in b.tree.children(b.at) {
+        if let Some(n) = b.tree.nodes.get(c) {
+            if let (Role::Field, Value::Array(Some(len))) = (n.role, n.value) {
+                parts.push(format!("{}[{len}]", n.name));
+            }
+        }
     }
     // Nested error codes (the top-level ones are above), counted by name.
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();

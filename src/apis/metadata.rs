@@ -45,7 +45,7 @@ fn response(b: &Body<'_, '_>) -> String {
         )
     });
     let topics = labels::list_of(&b.elements(b.at, "Topics"), |&t| {
-        let parts = labels::list_of(&b.elements(t, "Partitions"), |&p| {
+        let parts = b.with_parts(t, &b.elements(t, "Partitions"), |&p| {
             join([
                 Some(format!(
                     "p{}→{}",
@@ -55,10 +55,7 @@ fn response(b: &Body<'_, '_>) -> String {
                 b.error(p, "ErrorCode"),
             ])
         });
-        join([
-            Some(format!("{}[{parts}]", b.topic(t))),
-            b.error(t, "ErrorCode"),
-        ])
+        join([Some(parts), b.error(t, "ErrorCode")])
     });
     join([
         b.error(b.at, "ErrorCode"),

@@ -52,8 +52,7 @@ fn asked(b: &Body<'_, '_>, at: usize) -> String {
         return "all topics".into();
     }
     labels::list_of(&b.elements(at, "Topics"), |&t| {
-        let parts = labels::list_of(&b.ints(t, "PartitionIndexes"), |p| format!("p{p}"));
-        format!("{}[{parts}]", b.topic(t))
+        b.with_parts(t, &b.ints(t, "PartitionIndexes"), |p| format!("p{p}"))
     })
 }
 

@@ -75,10 +75,8 @@ fn end(b: &Body<'_, '_>) -> String {
             join([
                 Some(leader(b, p)),
                 Some("resigns".into()),
-                Some(format!(
-                    "successors=[{}]",
-                    labels::list_of(&next, i64::to_string)
-                )),
+                (!next.is_empty())
+                    .then(|| format!("successors=[{}]", labels::list_of(&next, i64::to_string))),
             ])
         }),
         Kind::Response => answer(b),
@@ -88,10 +86,9 @@ fn end(b: &Body<'_, '_>) -> String {
 fn describe(b: &Body<'_, '_>) -> String {
     match b.kind {
         Kind::Request => labels::list_of(&b.elements(b.at, "Topics"), |&t| {
-            let parts = labels::list_of(&b.elements(t, "Partitions"), |&p| {
+            b.with_parts(t, &b.elements(t, "Partitions"), |&p| {
                 format!("p{}", b.int(p, "PartitionIndex").unwrap_or(-1))
-            });
-            format!("{}[{parts}]", b.topic(t))
+            })
         }),
         Kind::Response => {
             let replicas = |p: usize, f: &str| {

@@ -621,7 +621,7 @@ fn generic_line() {
             {"Name": "b", "ErrorCode": 37, "ErrorMessage": null},
             {"Name": "c", "ErrorCode": 37, "ErrorMessage": null}]}),
         ),
-        "ThrottleTimeMs=0 errors=[INVALID_PARTITIONS×2]",
+        "ThrottleTimeMs=0 Results[3] errors=[INVALID_PARTITIONS×2]",
     )]);
 }
 
@@ -673,7 +673,7 @@ fn topic_ids_are_named_from_earlier_answers() {
     small.learn(&c.decode_response(&meta, Some((3, 12))));
     let other = c
         .encode_response(3, 12, 1, &json!({"Brokers": [], "ControllerId": 1, "Topics": [
-            {"ErrorCode": 0, "Name": "p", "TopicId": "00000000-0000-0000-0000-000000000001", "Partitions": []}]}))
+            {"ErrorCode": 0, "Name": "p", "TopicId": "00000000-0000-0000-0000-000000000002", "Partitions": []}]}))
         .unwrap();
     small.learn(&c.decode_response(&other, Some((3, 12))));
     assert_eq!(small.stats().evicted, 1);
