@@ -17,6 +17,8 @@ pub struct Body<'r, 'a> {
     pub at: usize,
     /// Names of the topic ids the message carries, as the run knew them.
     pub names: &'r IdNames,
+    /// A request's client id (only the generic line shows it).
+    pub client: Option<&'a str>,
 }
 
 impl<'a> Body<'_, 'a> {

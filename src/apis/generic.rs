@@ -1,98 +1,98 @@
-//! The summary of an API without a file of its own: its top-level scalar fields, the
-//! length of its top-level arrays, then every non-zero error code deeper in the body,
-//! by name and count.
+//! The summary line of an API without its own file: a request's client id, the body's
+//! top-level scalar fields and array sizes, and every non-zero error code by name.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
 
-use super::fmt::{Body, show};
-use crate::codec::{Role, Value};
-use crate::view::labels;
-use std::collections::BTreeMap;
+use super::Body;
+use crate::codec::{Kind, Role, Value};
+use crate::proto::error_name;
+use crate::view::escape::escape;
+use std::fmt::Write;
 
-/// `Field=value … Array[N] …`, error codes by name, then `errors=[NAME×N, …]` for
-/// nested ones.
-pub(crate) fn details(b: &Body<'_, '_>) -> String {
-    let mut parts = Vec::new();
-    for (_, name, v) in scalars(b) {
-        let text = match v {
-            Value::Int(c) if name.ends_with("ErrorCode") => labels::error(c),
-            Value::Int(n) => n.to_string(),
-            Value::Float(f) => f.to_string(),
-            Value::Bool(x) => x.to_string(),
-            Value::Str(s) => show(s),
+/// Most top-level fields shown; the tree and JSON views have them all.
+const MAX_FIELDS: usize = 8;
+/// Longest string value shown, in characters.
+const MAX_STR: usize = 40;
+
+/// `client=c ThrottleTimeMs=0 GroupId="g" Topics[2] errors: NOT_COORDINATOR ×1`; a
+/// `TopicId` whose name the run learned shows it: `TopicId=… (orders)`.
+pub fn details(b: &Body<'_, '_>) -> String {
+    let (t, body) = (b.tree, b.at);
+    let mut out = String::new();
+    match (b.kind, b.client) {
+        (Kind::Request, Some("")) => out.push_str("client=\"\""),
+        (Kind::Request, Some(c)) => {
+            let _ = write!(out, "client={}", escape(c));
+        }
+        _ => {}
+    }
+    let mut shown = 0;
+    for c in t.children(body) {
+        let Some(n) = t.nodes.get(c) else { continue };
+        if n.role != Role::Field || shown >= MAX_FIELDS {
+            continue;
+        }
+        let mut field = String::new();
+        let _ = match n.value {
+            Value::Int(v) if n.name.ends_with("ErrorCode") => match error_name(v as i16) {
+                Some(name) => write!(field, "{}={name}", n.name),
+                None => write!(field, "{}={v}", n.name),
+            },
+            Value::Int(v) => write!(field, "{}={v}", n.name),
+            Value::Float(v) => write!(field, "{}={v}", n.name),
+            Value::Bool(b) => write!(field, "{}={b}", n.name),
             Value::Uuid(u) => {
-                let id = uuid::Uuid::from_bytes(u).hyphenated().to_string();
-                match b.names.get(&u).filter(|_| name == "TopicId") {
-                    Some(n) => format!("{id} ({})", show(Some(n))),
-                    None => id,
+                let id = uuid::Uuid::from_bytes(u).hyphenated();
+                match b.names.get(&u).filter(|_| n.name == "TopicId") {
+                    Some(name) => write!(field, "{}={id} ({})", n.name, escape(name)),
+                    None => write!(field, "{}={id}", n.name),
                 }
             }
+            Value::Str(Some(s)) => {
+                let cut: String = s.chars().take(MAX_STR).collect();
+                let more = if cut.len() < s.len() { "…" } else { "" };
+                write!(field, "{}=\"{}{more}\"", n.name, escape(&cut))
+            }
+            Value::Str(None) | Value::Bytes(None) | Value::Array(None) => {
+                write!(field, "{}=null", n.name)
+            }
+            Value::Array(Some(k)) => write!(field, "{}[{k}]", n.name),
+            Value::Bytes(Some(b)) => write!(field, "{}=<{} bytes>", n.name, b.len()),
+            // A struct: its scalars are in the tree.
+            Value::None => continue,
+        };
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&field);
+        shown += 1;
+    }
+    // Error codes inside arrays and structs (the top-level ones are shown above).
+    let top = t.nodes.get(body).map_or(0, |n| n.depth) + 1;
+    let end = t.nodes.get(body).map_or(0, |n| n.next as usize);
+    let mut errors: Vec<(i64, u32)> = Vec::new();
+    for n in t.nodes.get(body + 1..end).unwrap_or_default() {
+        let code = match n.value {
+            Value::Int(c) if n.role == Role::Field && n.name.ends_with("ErrorCode") => c,
             _ => continue,
         };
-        parts.push(format!("{name}={text}"));
-    }
-    // Top-level arrays by their length: `Markers[2]`.
-    for c in b.tree.children(b.at) {
-        if let Some(n) = b.tree.nodes.get(c) {
-            if let (Role::Field, Value::Array(Some(len))) = (n.role, n.value) {
-                parts.push(format!("{}[{len}]", n.name));
-            }
+        if code == 0 || n.depth <= top {
+            continue;
         }
-    }
-    // Nested error codes (the top-level ones are above), counted by name.
-    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
-    let end = b.tree.nodes.get(b.at).map_or(b.at, |n| n.next as usize);
-    let top = b.tree.nodes.get(b.at).map_or(0, |n| n.depth);
-    for n in b.tree.nodes.get(b.at + 1..end).unwrap_or_default() {
-        if let (Role::Field, Value::Int(c)) = (n.role, n.value) {
-            if n.name.ends_with("ErrorCode") && c != 0 && n.depth > top + 1 {
-                *errors.entry(labels::error(c)).or_default() += 1;
-            }
+        match errors.iter_mut().find(|e| e.0 == code) {
+            Some(e) => e.1 += 1,
+            None => errors.push((code, 1)),
         }
     }
     if !errors.is_empty() {
-        let list: Vec<(String, u64)> = errors.into_iter().collect();
-        parts.push(format!(
-            "errors=[{}]",
-            labels::list_of(&list, |(e, n)| if *n == 1 {
-                e.clone()
-            } else {
-                format!("{e}×{n}")
-            })
-        ));
-    }
-    parts.join(" ")
-}
-
-/// The scalar fields directly under the body (known tagged ones too), in wire order.
-fn scalars<'a>(b: &Body<'_, 'a>) -> Vec<(usize, &'static str, Value<'a>)> {
-    let t = b.tree;
-    let mut out = Vec::new();
-    let mut push = |i: usize| {
-        if let Some(n) = t.nodes.get(i) {
-            if n.role == Role::Field
-                && matches!(
-                    n.value,
-                    Value::Int(_)
-                        | Value::Float(_)
-                        | Value::Bool(_)
-                        | Value::Uuid(_)
-                        | Value::Str(_)
-                )
-            {
-                out.push((i, n.name, n.value));
-            }
-        }
-    };
-    for c in t.children(b.at) {
-        match t.nodes.get(c).map(|n| n.role) {
-            Some(Role::Field) => push(c),
-            Some(Role::TaggedFields) => {
-                for tag in t.children(c) {
-                    if let Some(f) = t.child_with_role(tag, Role::Field) {
-                        push(f);
-                    }
-                }
-            }
-            _ => {}
+        out.push_str(" errors:");
+        for (code, n) in errors {
+            let _ = match error_name(code as i16) {
+                Some(name) => write!(out, " {name} ×{n}"),
+                None => write!(out, " error {code} ×{n}"),
+            };
         }
     }
     out

@@ -51,18 +51,20 @@ pub struct Api {
 
 /// The summary line's details of a decoded body: the API's own words, or the generic
 /// line (top-level scalars and error codes) for an API without a file here.
-pub fn details(
+pub fn details<'a>(
     key: Option<i16>,
     kind: Kind,
-    tree: &Tree<'_>,
+    tree: &Tree<'a>,
     body: usize,
     names: &IdNames,
+    client: Option<&'a str>,
 ) -> String {
     let b = Body {
         kind,
         tree,
         at: body,
         names,
+        client,
     };
     match key.and_then(get) {
         Some(api) => (api.details)(&b),

@@ -29,7 +29,14 @@ fn summary(c: &Codec, frame: &[u8], kind: Kind, api: (i16, i16), names: &IdNames
         Kind::Response => c.decode_response(frame, Some(api)),
     };
     assert_eq!(m.error, None, "{api:?} {kind:?}");
-    details(m.api_key, m.kind, &m.tree, m.body.unwrap(), names)
+    details(
+        m.api_key,
+        m.kind,
+        &m.tree,
+        m.body.unwrap(),
+        names,
+        m.client_id,
+    )
 }
 
 fn req(key: i16, v: i16, body: Json) -> Option<String> {
@@ -621,7 +628,7 @@ fn generic_line() {
             {"Name": "b", "ErrorCode": 37, "ErrorMessage": null},
             {"Name": "c", "ErrorCode": 37, "ErrorMessage": null}]}),
         ),
-        "ThrottleTimeMs=0 Results[3] errors=[INVALID_PARTITIONS×2]",
+        "ThrottleTimeMs=0 Results[3] errors: INVALID_PARTITIONS ×2",
     )]);
 }
 

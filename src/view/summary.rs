@@ -83,5 +83,12 @@ fn details(r: &Record<'_>) -> String {
             _ => String::new(),
         };
     };
-    apis::details(m.api_key, m.kind, &m.tree, body, &r.topic_names)
+    apis::details(
+        m.api_key,
+        m.kind,
+        &m.tree,
+        body,
+        &r.topic_names,
+        m.client_id,
+    )
 }
