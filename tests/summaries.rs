@@ -5,6 +5,8 @@
 //!
 //! Each snapshot line was reviewed against the NDJSON of the same message.
 
+mod common;
+
 use kwire::capture::Source;
 use kwire::codec::{self, Codec, DecodeOptions, Search};
 use kwire::pipeline::{self, Config};
@@ -90,6 +92,69 @@ fn public_captures() {
         return;
     };
     snapshot_all(&dir, "public__");
+}
+
+/// A Metadata response naming topic `orders` with id X, then a Fetch v13 that carries
+/// only X: its summary, tree and JSON show `orders` (the capture made by the synthetic
+/// flow and kwire's encoder).
+#[test]
+fn topic_ids_are_named_in_every_view() {
+    if !loaded() {
+        return skip("no kafka-clients jar found");
+    }
+    use serde_json::json;
+    const X: &str = "6a2f3b4c-5d6e-4f70-8192-a3b4c5d6e7f8";
+    let c = codec::current();
+    let fetch = json!({"MaxWaitMs": 500, "Topics": [
+        {"TopicId": X, "Partitions": [{"Partition": 0, "FetchOffset": 7}]}]});
+    let mut f = common::flow();
+    // Asked before anything named X: no name yet.
+    f.client_send(&c.encode_request(1, 13, 1, Some("c"), &fetch).unwrap());
+    f.client_send(
+        &c.encode_request(3, 12, 2, Some("c"), &json!({"Topics": null}))
+            .unwrap(),
+    );
+    f.server_send(
+        &c.encode_response(
+            3,
+            12,
+            2,
+            &json!({"Brokers": [{"NodeId": 1, "Host": "b1", "Port": 9092}],
+            "ControllerId": 1, "Topics": [{"ErrorCode": 0, "Name": "orders", "TopicId": X,
+            "Partitions": [{"ErrorCode": 0, "PartitionIndex": 0, "LeaderId": 1,
+                "ReplicaNodes": [1], "IsrNodes": [1]}]}]}),
+        )
+        .unwrap(),
+    );
+    f.client_send(&c.encode_request(1, 13, 3, Some("c"), &fetch).unwrap());
+    let file = common::pcap(&[&f]);
+    let mut src = Source::open_file(file.path()).unwrap();
+    let mut seen = Vec::new();
+    let _ = pipeline::run(&mut src, Config::default(), &mut |r| {
+        let mut json = Vec::new();
+        kwire::view::json::write_record(&mut json, r);
+        let text = String::from_utf8(json).unwrap();
+        seen.push((summary::line(r), kwire::view::tree::record(r), text));
+        ControlFlow::Continue(())
+    });
+    assert_eq!(seen.len(), 4);
+    let (first, _, first_json) = &seen[0];
+    assert!(
+        first.ends_with(&format!("maxwait=500ms {X}[p0@7]")),
+        "{first}"
+    );
+    assert!(!first_json.contains("_topic_name"), "{first_json}");
+    let (line, tree, json) = &seen[3];
+    assert!(line.ends_with("maxwait=500ms orders[p0@7]"), "{line}");
+    assert!(
+        tree.contains(&format!("TopicId uuid = {X} (topic \"orders\")")),
+        "{tree}"
+    );
+    // `_topic_name` follows `TopicId` directly, as the contract places it.
+    let pair = format!("\"TopicId\":\"{X}\",\"_topic_name\":\"orders\"");
+    assert!(json.contains(&pair), "{json}");
+    // The Metadata response names its topic itself: nothing is added there.
+    assert!(!seen[2].2.contains("_topic_name"), "{}", seen[2].2);
 }
 
 /// For reviewing: `KWIRE_DUMP=file.pcap cargo test --test summaries dump -- --ignored
