@@ -9,6 +9,7 @@ use crate::codec::{self, Message};
 use crate::kafka::KafkaMessage;
 use crate::proto::Kind;
 use crate::tcp::ConnId;
+use crate::topics::IdNames;
 use std::net::SocketAddr;
 
 /// Where a message's API version came from (the contract's `version_source`).
@@ -63,6 +64,9 @@ pub struct Record<'a> {
     /// Index of the input file whose packet carried the message's last byte
     /// (0 when a single input is read).
     pub file: u32,
+    /// Names of the topic ids the message carries without their names, as the run
+    /// knew them before this message (see [`crate::topics`]).
+    pub topic_names: IdNames,
 }
 
 impl Record<'_> {
@@ -92,6 +96,7 @@ pub fn dissect<'a>(f: &KafkaMessage<'a>, first_ts_ns: i64) -> Record<'a> {
         msg,
         version_source,
         file: 0,
+        topic_names: IdNames::default(),
     }
 }
 

@@ -116,6 +116,11 @@ pub mod tcp;
 #[allow(dead_code, unused_imports)]
 pub(crate) mod tcp;
 #[cfg(feature = "testkit")]
+pub mod topics;
+#[cfg(not(feature = "testkit"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod topics;
+#[cfg(feature = "testkit")]
 pub mod tui;
 #[cfg(not(feature = "testkit"))]
 #[allow(dead_code, unused_imports)]

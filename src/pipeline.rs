@@ -15,6 +15,7 @@ use crate::kafka::{Confirm, KafkaConfig, KafkaMessage, KafkaStats, Sessions};
 use crate::net::{Decoder, DefragConfig, NetStats};
 use crate::proto::Kind;
 use crate::tcp::{Reassembler, Stamp, StreamEvent, TcpConfig, TcpStats};
+use crate::topics::{TopicNames, TopicNamesConfig, TopicNamesStats};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
@@ -32,6 +33,8 @@ pub struct RunStats {
     pub inferred: u64,
     pub malformed: u64,
     pub warned: u64,
+    /// Topic ids named from earlier responses.
+    pub topics: TopicNamesStats,
 }
 
 /// Limits for every stage.
@@ -40,6 +43,7 @@ pub struct Config {
     pub defrag: DefragConfig,
     pub tcp: TcpConfig,
     pub kafka: KafkaConfig,
+    pub topics: TopicNamesConfig,
 }
 
 /// Memory and plausibility limits (see docs/limits.md).
@@ -66,6 +70,9 @@ pub struct Limits {
     /// Largest Kafka frame taken as plausible.
     #[arg(long, default_value = "128M", value_parser = parse_size)]
     pub max_frame: usize,
+    /// Topic ids whose names are remembered (learned from earlier responses).
+    #[arg(long, default_value_t = 100_000)]
+    pub max_topic_ids: usize,
     /// Only treat the given ports as Kafka; do not detect it elsewhere.
     #[arg(long)]
     pub no_detect: bool,
@@ -117,6 +124,9 @@ fn config(port: &[u16], l: &Limits, live: bool) -> Config {
             max_buffered_total: l.max_frames_total,
             ..KafkaConfig::default()
         },
+        topics: TopicNamesConfig {
+            max_ids: l.max_topic_ids,
+        },
     }
 }
 
@@ -135,6 +145,8 @@ pub struct Pipeline {
     sessions: Sessions,
     net: Decoder,
     stats: RunStats,
+    /// Topic id → name, learned in message order (see [`crate::topics`]).
+    names: TopicNames,
     first_ts_ns: Option<i64>,
     last: (u64, i64),
     last_file: u32,
@@ -164,6 +176,7 @@ impl Pipeline {
             },
             net: Decoder::new(cfg.defrag),
             stats: RunStats::default(),
+            names: TopicNames::new(cfg.topics),
             first_ts_ns: None,
             last: (0, 0),
             last_file: 0,
@@ -192,6 +205,7 @@ impl Pipeline {
             reasm,
             sessions,
             stats,
+            names,
             stopped,
             net,
             ..
@@ -221,7 +235,7 @@ impl Pipeline {
                 _ => at,
             };
             sessions.on_event(at.packet, at.ts_ns, ev, &mut |f| {
-                deliver(f, first, at.file, stats, stopped, sink)
+                deliver(f, first, at.file, stats, names, stopped, sink)
             });
         });
     }
@@ -235,6 +249,7 @@ impl Pipeline {
             reasm,
             sessions,
             stats,
+            names,
             stopped,
             ..
         } = &mut self;
@@ -249,12 +264,13 @@ impl Pipeline {
                 _ => (number, ts, file),
             };
             sessions.on_event(packet, ts, ev, &mut |f| {
-                deliver(f, first, file, stats, stopped, sink)
+                deliver(f, first, file, stats, names, stopped, sink)
             });
         });
         sessions.finish(number, ts, &mut |f| {
-            deliver(f, first, file, stats, stopped, sink)
+            deliver(f, first, file, stats, names, stopped, sink)
         });
+        self.stats.topics = self.names.stats();
         self.net.finish();
         self.stats.net = self.net.stats.clone();
         self.stats.tcp = self.reasm.stats().clone();
@@ -268,6 +284,7 @@ fn deliver(
     first: i64,
     file: u32,
     stats: &mut RunStats,
+    names: &mut TopicNames,
     stopped: &mut bool,
     sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>,
 ) {
@@ -276,6 +293,9 @@ fn deliver(
     }
     let mut r = dissect(f, first);
     r.file = file;
+    // Names known before this message; then what it teaches, for the messages after it.
+    r.topic_names = names.names_for(&r.msg);
+    names.learn(&r.msg);
     let name = r
         .msg
         .api_key

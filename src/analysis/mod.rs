@@ -116,6 +116,7 @@ impl Analyzer {
                 let f = api_table::find_coordinator::response_facts(&m.tree, body);
                 self.coordinators.response(r, &f);
             }
+            (Track::SummaryOnly, _) => {}
         }
     }
 

@@ -24,10 +24,10 @@ pub fn key_type_name(t: i64) -> Option<&'static str> {
     }
 }
 
-fn details(kind: Kind, t: &Tree<'_>, body: usize) -> String {
-    match kind {
-        Kind::Request => request(t, body),
-        Kind::Response => response(t, body),
+fn details(b: &super::Body<'_, '_>) -> String {
+    match b.kind {
+        Kind::Request => request(b.tree, b.at),
+        Kind::Response => response(b.tree, b.at),
     }
 }
 

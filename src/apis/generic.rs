@@ -5,7 +5,8 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
-use crate::codec::{Kind, Role, Tree, Value};
+use super::Body;
+use crate::codec::{Kind, Role, Value};
 use crate::proto::error_name;
 use crate::view::escape::escape;
 use std::fmt::Write;
@@ -15,10 +16,12 @@ const MAX_FIELDS: usize = 8;
 /// Longest string value shown, in characters.
 const MAX_STR: usize = 40;
 
-/// `client=c ThrottleTimeMs=0 GroupId="g" Topics[2] errors: NOT_COORDINATOR ×1`.
-pub fn details(kind: Kind, t: &Tree<'_>, body: usize, client: Option<&str>) -> String {
+/// `client=c ThrottleTimeMs=0 GroupId="g" Topics[2] errors: NOT_COORDINATOR ×1`; a
+/// `TopicId` whose name the run learned shows it: `TopicId=… (orders)`.
+pub fn details(b: &Body<'_, '_>) -> String {
+    let (t, body) = (b.tree, b.at);
     let mut out = String::new();
-    match (kind, client) {
+    match (b.kind, b.client) {
         (Kind::Request, Some("")) => out.push_str("client=\"\""),
         (Kind::Request, Some(c)) => {
             let _ = write!(out, "client={}", escape(c));
@@ -40,12 +43,13 @@ pub fn details(kind: Kind, t: &Tree<'_>, body: usize, client: Option<&str>) -> S
             Value::Int(v) => write!(field, "{}={v}", n.name),
             Value::Float(v) => write!(field, "{}={v}", n.name),
             Value::Bool(b) => write!(field, "{}={b}", n.name),
-            Value::Uuid(u) => write!(
-                field,
-                "{}={}",
-                n.name,
-                uuid::Uuid::from_bytes(u).hyphenated()
-            ),
+            Value::Uuid(u) => {
+                let id = uuid::Uuid::from_bytes(u).hyphenated();
+                match b.names.get(&u).filter(|_| n.name == "TopicId") {
+                    Some(name) => write!(field, "{}={id} ({})", n.name, escape(name)),
+                    None => write!(field, "{}={id}", n.name),
+                }
+            }
             Value::Str(Some(s)) => {
                 let cut: String = s.chars().take(MAX_STR).collect();
                 let more = if cut.len() < s.len() { "…" } else { "" };

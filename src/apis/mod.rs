@@ -12,7 +12,32 @@ pub mod find_coordinator;
 pub mod generic;
 pub mod vote;
 
+mod add_partitions_to_txn;
+mod api_versions;
+mod broker_heartbeat;
+mod broker_registration;
+mod create_topics;
+mod delete_topics;
+mod describe_configs;
+mod end_txn;
+mod fetch;
+pub mod fmt;
+mod group;
+mod init_producer_id;
+mod list_offsets;
+mod metadata;
+mod offsets;
+mod produce;
+mod quorum;
+mod raft_voters;
+mod sasl;
+#[cfg(test)]
+mod tests;
+
+pub use fmt::Body;
+
 use crate::codec::{Kind, Tree};
+use crate::topics::IdNames;
 use crate::view::labels;
 
 /// What kwire knows about one API beyond its schema. Summary details write their lists
@@ -20,10 +45,33 @@ use crate::view::labels;
 /// API's line stays short the same way.
 pub struct Api {
     pub key: i16,
-    /// The summary line's details of a decoded body (node `body` of the tree).
-    pub details: fn(Kind, &Tree<'_>, usize) -> String,
+    /// The summary line's details of a decoded body.
+    pub details: fn(&Body<'_, '_>) -> String,
     /// Which capture-wide analysis takes this API's messages.
     pub track: Track,
+}
+
+/// The summary line's details of a decoded body: the API's own words, or the generic
+/// line (top-level scalars and error codes) for an API without a file here.
+pub fn details<'a>(
+    key: Option<i16>,
+    kind: Kind,
+    tree: &Tree<'a>,
+    body: usize,
+    names: &IdNames,
+    client: Option<&'a str>,
+) -> String {
+    let b = Body {
+        kind,
+        tree,
+        at: body,
+        names,
+        client,
+    };
+    match key.and_then(get) {
+        Some(api) => (api.details)(&b),
+        None => generic::details(&b),
+    }
 }
 
 /// The capture-wide analyses an API can feed.
@@ -33,10 +81,43 @@ pub enum Track {
     Elections,
     /// The coordinator map (FindCoordinator).
     Coordinators,
+    /// None: the API has a summary only.
+    SummaryOnly,
 }
 
 /// The registry: one line per file above.
-static APIS: &[Api] = &[vote::API, find_coordinator::API];
+static APIS: &[Api] = &[
+    vote::API,
+    find_coordinator::API,
+    produce::API,
+    fetch::API,
+    list_offsets::API,
+    metadata::API,
+    offsets::COMMIT,
+    offsets::FETCH,
+    group::JOIN,
+    group::HEARTBEAT,
+    group::LEAVE,
+    group::SYNC,
+    sasl::HANDSHAKE,
+    api_versions::API,
+    create_topics::API,
+    delete_topics::API,
+    init_producer_id::API,
+    add_partitions_to_txn::API,
+    end_txn::API,
+    describe_configs::API,
+    sasl::AUTHENTICATE,
+    quorum::BEGIN,
+    quorum::END,
+    quorum::DESCRIBE,
+    quorum::FETCH_SNAPSHOT,
+    broker_registration::API,
+    broker_heartbeat::API,
+    raft_voters::ADD,
+    raft_voters::REMOVE,
+    raft_voters::UPDATE,
+];
 
 /// The API's own knowledge, if kwire has more than its schema.
 pub fn get(key: i16) -> Option<&'static Api> {
@@ -63,7 +144,7 @@ pub(crate) fn int16(t: &Tree<'_>, parent: usize, name: &str) -> Option<i16> {
 }
 
 #[cfg(test)]
-mod tests {
+mod registry_tests {
     use super::*;
 
     #[test]
@@ -72,6 +153,6 @@ mod tests {
             assert_eq!(APIS.iter().filter(|b| b.key == a.key).count(), 1);
             assert!(crate::proto::api_name(a.key).is_some());
         }
-        assert!(get(crate::proto::VOTE).is_some() && get(0).is_none());
+        assert!(get(crate::proto::VOTE).is_some() && get(0).is_some() && get(7).is_none());
     }
 }

@@ -14,10 +14,10 @@ pub(crate) const API: Api = Api {
     track: Track::Elections,
 };
 
-fn details(kind: Kind, t: &Tree<'_>, body: usize) -> String {
-    match kind {
-        Kind::Request => request(t, body),
-        Kind::Response => response(t, body),
+fn details(b: &super::Body<'_, '_>) -> String {
+    match b.kind {
+        Kind::Request => request(b.tree, b.at),
+        Kind::Response => response(b.tree, b.at),
     }
 }
 

@@ -93,9 +93,10 @@ impl Detail {
                 Value::Int(v) => Some(v),
                 _ => None,
             });
+            let named = rec.topic_names.nodes(&m.tree);
             let mut lines = Vec::with_capacity(m.tree.nodes.len());
             let mut stack: Vec<(usize, String)> = Vec::new();
-            for n in &m.tree.nodes {
+            for (i, n) in m.tree.nodes.iter().enumerate() {
                 let depth = usize::from(n.depth);
                 while stack.last().is_some_and(|(d, _)| *d >= depth) {
                     stack.pop();
@@ -111,6 +112,9 @@ impl Detail {
                 stack.push((depth, path.clone()));
                 let mut label = String::new();
                 tree::label(&mut label, n);
+                if let Some(name) = tree::named(&named, i) {
+                    tree::topic_note(&mut label, name);
+                }
                 lines.push(Line {
                     label,
                     value: copy_value(n),

@@ -9,6 +9,7 @@ use crate::codec::{self, Kind};
 use crate::dissect::{Record, VersionSource};
 use crate::select;
 use crate::tcp::ConnId;
+use crate::topics::IdNames;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 
@@ -121,6 +122,7 @@ pub struct NewRow {
     src: SocketAddr,
     dst: SocketAddr,
     warnings: Vec<String>,
+    topic_names: IdNames,
 }
 
 /// Messages collected on the loader thread, with their bytes in one buffer.
@@ -191,6 +193,7 @@ impl Batch {
             src: f.src,
             dst: f.dst,
             warnings: f.warnings.clone(),
+            topic_names: r.topic_names.clone(),
         });
     }
 }
@@ -214,6 +217,8 @@ pub struct Store {
     pending: HashMap<(u32, i32), u32>,
     /// Framing warnings, for the few rows that have them.
     frame_warnings: HashMap<u32, Vec<String>>,
+    /// Topic names the run knew for a row's topic ids, for the rows that have any.
+    topic_names: HashMap<u32, IdNames>,
     first_ts_ns: Option<i64>,
     /// Rows by packet number, as the list shows them (rows stay in arrival order).
     order: Order,
@@ -305,6 +310,9 @@ impl Store {
         if !n.warnings.is_empty() {
             self.frame_warnings.insert(at, n.warnings);
         }
+        if !n.topic_names.is_empty() {
+            self.topic_names.insert(at, n.topic_names);
+        }
         self.rows.push(row);
     }
 
@@ -385,6 +393,11 @@ impl Store {
             msg,
             version_source: r.version_source(),
             file: 0,
+            topic_names: self
+                .topic_names
+                .get(&(i as u32))
+                .cloned()
+                .unwrap_or_default(),
         };
         Some(f(&rec))
     }

@@ -5,7 +5,13 @@ use std::io::Write;
 
 /// Writes the body object rooted at node `i` (the Body node) as JSON.
 pub fn write_body(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize) {
-    write_object(out, tree, i);
+    write_object(out, tree, i, &[]);
+}
+
+/// As [`write_body`], with `"_topic_name"` after each `TopicId` node in `named`
+/// (sorted by node, as [`crate::topics::IdNames::nodes`] gives them).
+pub fn write_body_named(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, named: &[(usize, &str)]) {
+    write_object(out, tree, i, named);
 }
 
 /// The body as a `serde_json::Value`, for tests and tools.
@@ -17,20 +23,20 @@ pub fn body_value(tree: &Tree<'_>, i: usize) -> serde_json::Value {
 
 /// Writes the fields under node `i` as an object, known tagged fields by name
 /// and unknown ones under `_unknown_tagged_fields`.
-fn write_object(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize) {
+fn write_object(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, named: &[(usize, &str)]) {
     out.push(b'{');
     let mut first = true;
     let mut unknown = Vec::new();
     for c in tree.children(i) {
         let Some(n) = tree.nodes.get(c) else { continue };
         match n.role {
-            Role::Field => member(out, tree, c, &mut first),
+            Role::Field => member(out, tree, c, &mut first, named),
             Role::TaggedFields => {
                 for t in tree.children(c) {
                     match tree.nodes.get(t).map(|n| (n.role, n.value)) {
                         Some((Role::Tagged(_), _)) => {
                             if let Some(f) = tree.child_with_role(t, Role::Field) {
-                                member(out, tree, f, &mut first);
+                                member(out, tree, f, &mut first, named);
                             }
                         }
                         Some((Role::UnknownTagged(tag), Value::Bytes(Some(data)))) => {
@@ -61,7 +67,7 @@ fn write_object(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize) {
     out.push(b'}');
 }
 
-fn member(out: &mut Vec<u8>, tree: &Tree<'_>, c: usize, first: &mut bool) {
+fn member(out: &mut Vec<u8>, tree: &Tree<'_>, c: usize, first: &mut bool, named: &[(usize, &str)]) {
     let Some(n) = tree.nodes.get(c) else { return };
     if !*first {
         out.push(b',');
@@ -69,13 +75,20 @@ fn member(out: &mut Vec<u8>, tree: &Tree<'_>, c: usize, first: &mut bool) {
     *first = false;
     string(out, n.name);
     out.push(b':');
-    write_value(out, tree, c);
+    write_value(out, tree, c, named);
+    // Added by kwire, not on the wire: hence the `_` (see the contract).
+    if let Ok(k) = named.binary_search_by(|(i, _)| i.cmp(&c)) {
+        if let Some((_, name)) = named.get(k) {
+            out.extend_from_slice(b",\"_topic_name\":");
+            string(out, name);
+        }
+    }
 }
 
-fn write_value(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize) {
+fn write_value(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, named: &[(usize, &str)]) {
     let Some(n) = tree.nodes.get(i) else { return };
     match n.value {
-        Value::None => write_object(out, tree, i),
+        Value::None => write_object(out, tree, i, named),
         Value::Array(None) => out.extend_from_slice(b"null"),
         Value::Array(Some(_)) => {
             out.push(b'[');
@@ -86,7 +99,7 @@ fn write_value(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize) {
                         out.push(b',');
                     }
                     first = false;
-                    write_value(out, tree, c);
+                    write_value(out, tree, c, named);
                 }
             }
             out.push(b']');
@@ -185,7 +198,7 @@ pub fn write_record_in(out: &mut Vec<u8>, r: &crate::dissect::Record<'_>, file: 
     }
     out.extend_from_slice(b",\"body\":");
     match (m.body, &m.error) {
-        (Some(b), None) => write_body(out, &m.tree, b),
+        (Some(b), None) => write_body_named(out, &m.tree, b, &r.topic_names.nodes(&m.tree)),
         _ => out.extend_from_slice(b"null"),
     }
     if let Some(e) = &m.error {

@@ -136,6 +136,27 @@ pub fn api_version(msg: &Message<'_>) -> String {
     s
 }
 
+/// As [`list`], for strings already made.
+pub fn list_strings(items: impl IntoIterator<Item = String>) -> String {
+    let items: Vec<String> = items.into_iter().collect();
+    list_of(&items, |s: &String| s.clone())
+}
+
+/// As [`list`], with items taken by reference.
+pub fn list_of<T>(items: &[T], f: impl FnMut(&T) -> String) -> String {
+    let refs: Vec<&T> = items.iter().collect();
+    list(&refs, f)
+}
+
+/// A byte count as people read it: `312B`, `12.5KiB`, `3.0MiB`.
+pub fn bytes(n: u64) -> String {
+    match n {
+        n if n < 10 * 1024 => format!("{n}B"),
+        n if n < 10 * 1024 * 1024 => format!("{:.1}KiB", n as f64 / 1024.0),
+        n => format!("{:.1}MiB", n as f64 / (1024.0 * 1024.0)),
+    }
+}
+
 /// Kafka's name for an error code, or `error N`.
 pub fn error(code: i64) -> String {
     i16::try_from(code)
@@ -214,6 +235,12 @@ mod tests {
         assert_eq!(count(1234), "1,234");
         assert_eq!(count(1_000_000), "1,000,000");
         assert_eq!(count(u64::MAX), "18,446,744,073,709,551,615");
+    }
+
+    #[test]
+    fn byte_counts_read_as_people_read_them() {
+        assert_eq!(bytes(312), "312B");
+        assert_eq!(bytes(20 * 1024), "20.0KiB");
     }
 
     #[test]

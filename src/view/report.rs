@@ -96,6 +96,14 @@ pub fn render(s: &RunStats) -> String {
             t.peak_buffered,
             k.peak_buffered
         )?;
+        let names = &s.topics;
+        if names.evicted > 0 || names.too_long > 0 {
+            writeln!(
+                e,
+                "  topic ids: {} named, {} forgotten at --max-topic-ids, {} names too long to keep",
+                names.learned, names.evicted, names.too_long
+            )?;
+        }
         writeln!(
             e,
             "  link/IP: {} non-TCP, {} IP fragments, {} truncated by snaplen, {} unknown link type, {} malformed",

@@ -2,7 +2,7 @@
 
 use super::escape::escape;
 use crate::apis;
-use crate::codec::{Kind, Message, Role, Value};
+use crate::codec::{Kind, Role, Value};
 use crate::dissect::{Record, VersionSource};
 use std::fmt::Write;
 
@@ -108,7 +108,7 @@ fn write_tail(out: &mut String, r: &Record<'_>, latency_ns: Option<i64>, paint: 
     if r.version_source == Some(VersionSource::Inferred) {
         out.push_str(" (version inferred)");
     }
-    let detail = details(m);
+    let detail = details(r);
     if !detail.is_empty() {
         out.push_str("  ");
         styled(out, paint == Some(true), paint::ERROR, &detail);
@@ -150,7 +150,8 @@ fn write_tail(out: &mut String, r: &Record<'_>, latency_ns: Option<i64>, paint: 
 }
 
 /// What the message says, in a few words.
-fn details(m: &Message<'_>) -> String {
+fn details(r: &Record<'_>) -> String {
+    let m = &r.msg;
     let Some(body) = m.body else {
         return match (m.kind, m.client_id) {
             (Kind::Request, Some("")) => "client=\"\"".to_string(),
@@ -158,8 +159,12 @@ fn details(m: &Message<'_>) -> String {
             _ => String::new(),
         };
     };
-    match m.api_key.and_then(apis::get) {
-        Some(api) => (api.details)(m.kind, &m.tree, body),
-        None => apis::generic::details(m.kind, &m.tree, body, m.client_id),
-    }
+    apis::details(
+        m.api_key,
+        m.kind,
+        &m.tree,
+        body,
+        &r.topic_names,
+        m.client_id,
+    )
 }

@@ -14,6 +14,12 @@ const BYTES_SHOWN: usize = 32;
 
 /// Renders the whole tree, one node per line.
 pub fn render(tree: &Tree<'_>) -> String {
+    render_named(tree, &[])
+}
+
+/// As [`render`], with the topic name after each `TopicId` node in `named` (sorted by
+/// node, as [`crate::topics::IdNames::nodes`] gives them).
+pub fn render_named(tree: &Tree<'_>, named: &[(usize, &str)]) -> String {
     let mut out = String::new();
     if tree.nodes.is_empty() {
         return out;
@@ -22,35 +28,40 @@ pub fn render(tree: &Tree<'_>) -> String {
         Value::Int(v) => Some(v),
         _ => None,
     });
-    line(&mut out, "", tree, 0, version);
+    let at = Ctx { version, named };
+    line(&mut out, "", tree, 0, &at);
     let mut prefix = String::new();
-    children(&mut out, tree, 0, &mut prefix, version);
+    children(&mut out, tree, 0, &mut prefix, &at);
     out
 }
 
-fn children(
-    out: &mut String,
-    tree: &Tree<'_>,
-    i: usize,
-    prefix: &mut String,
+/// What every line of one rendering needs.
+struct Ctx<'n> {
     version: Option<i64>,
-) {
+    named: &'n [(usize, &'n str)],
+}
+
+fn children(out: &mut String, tree: &Tree<'_>, i: usize, prefix: &mut String, at: &Ctx<'_>) {
     let end = tree.nodes.get(i).map_or(0, |n| n.next);
     for c in tree.children(i) {
         let last = tree.nodes.get(c).is_some_and(|n| n.next == end);
         let lead = format!("{prefix}+-- ");
-        line(out, &lead, tree, c, version);
+        line(out, &lead, tree, c, at);
         let len = prefix.len();
         prefix.push_str(if last { "    " } else { "|   " });
-        children(out, tree, c, prefix, version);
+        children(out, tree, c, prefix, at);
         prefix.truncate(len);
     }
 }
 
-fn line(out: &mut String, lead: &str, tree: &Tree<'_>, i: usize, version: Option<i64>) {
+fn line(out: &mut String, lead: &str, tree: &Tree<'_>, i: usize, at: &Ctx<'_>) {
+    let version = at.version;
     let Some(n) = tree.nodes.get(i) else { return };
     out.push_str(lead);
     label(out, n);
+    if let Some(name) = named(at.named, i) {
+        topic_note(out, name);
+    }
     let _ = write!(out, " [0x{:04x}, {}B]", n.offset, n.len);
     let about = about(n, version);
     if !about.is_empty() {
@@ -79,6 +90,17 @@ pub fn about(n: &Node<'_>, version: Option<i64>) -> String {
         },
         _ => n.about.to_string(),
     }
+}
+
+/// The name shown beside node `i`, from a list sorted by node.
+pub fn named<'n>(named: &[(usize, &'n str)], i: usize) -> Option<&'n str> {
+    let k = named.binary_search_by(|(n, _)| n.cmp(&i)).ok()?;
+    named.get(k).map(|(_, s)| *s)
+}
+
+/// Appends a topic id's name as the tree shows it: ` (topic "orders")`.
+pub fn topic_note(out: &mut String, name: &str) {
+    let _ = write!(out, " (topic \"{}\")", escape(name));
 }
 
 /// Writes `name type = value`, or the header-style labels for containers.
@@ -238,7 +260,7 @@ pub fn record(r: &crate::dissect::Record<'_>) -> String {
         let _ = write!(out, ", request in frame {req}, {}", latency(ns / 1000));
     }
     out.push('\n');
-    out.push_str(&render(&m.tree));
+    out.push_str(&render_named(&m.tree, &r.topic_names.nodes(&m.tree)));
     if let Some(e) = &m.error {
         let _ = writeln!(out, "!! malformed: {e}");
     }

@@ -1,0 +1,29 @@
+//! EndTxn (key 26): a transaction committed or aborted.
+
+use super::fmt::{Body, join, kv, throttle};
+use super::{Api, Track};
+use crate::codec::Kind;
+
+pub(crate) const API: Api = Api {
+    key: 26,
+    details,
+    track: Track::SummaryOnly,
+};
+
+fn details(b: &Body<'_, '_>) -> String {
+    match b.kind {
+        Kind::Request => join([
+            b.bool(b.at, "Committed")
+                .map(|c| if c { "commit" } else { "abort" }.to_string()),
+            kv("txn", b.text(b.at, "TransactionalId")),
+            kv("pid", b.int(b.at, "ProducerId")),
+            kv("epoch", b.int(b.at, "ProducerEpoch")),
+        ]),
+        Kind::Response => join([
+            b.error_always(b.at, "ErrorCode"),
+            kv("pid", b.int(b.at, "ProducerId")),
+            kv("epoch", b.int(b.at, "ProducerEpoch")),
+            throttle(b),
+        ]),
+    }
+}
