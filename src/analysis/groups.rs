@@ -5,7 +5,7 @@
 //! generation, protocol, leader and members; it completes with the first
 //! successful SyncGroup response of that generation, and lasts until the last one.
 //! Errors of responses are counted against the rebalance that was current when
-//! they arrived. Responses do not name their group: they are tied to it through
+//! they arrived; REBALANCE_IN_PROGRESS after a rebalance completed, against the next. Responses do not name their group: they are tied to it through
 //! their captured request.
 
 use super::At;
@@ -14,6 +14,8 @@ use crate::apis::facts::{HEARTBEAT, JOIN_GROUP, LEAVE_GROUP, SYNC_GROUP};
 use crate::dissect::Record;
 use crate::tcp::ConnId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+const REBALANCE_IN_PROGRESS: i16 = 27;
 
 /// Groups tracked; later groups are only counted.
 const MAX_GROUPS: usize = 10_000;
@@ -94,6 +96,8 @@ pub struct Group {
     pub leaves_not_kept: u64,
     /// Errors before the first rebalance seen.
     pub errors_before: Vec<GroupError>,
+    /// REBALANCE_IN_PROGRESS after the last rebalance completed, with no JoinGroup after.
+    pub errors_after: Vec<GroupError>,
 }
 
 #[derive(Clone, Default)]
@@ -119,6 +123,9 @@ struct GroupState {
     leaves: Vec<Leave>,
     leaves_not_kept: u64,
     errors_before: Errors,
+    /// REBALANCE_IN_PROGRESS told after the current rebalance completed: it belongs to
+    /// the next one, which its JoinGroup requests have not opened yet.
+    carry: Errors,
 }
 
 struct Pending {
@@ -207,7 +214,7 @@ impl GroupState {
                     errors: Vec::new(),
                 },
                 members: BTreeSet::new(),
-                errors: Errors::new(),
+                errors: std::mem::take(&mut self.carry),
             });
         }
         let r = self.rebalances.last_mut()?;
@@ -300,7 +307,9 @@ impl Groups {
         match cur {
             Some(reb) => {
                 for (code, m) in &errors {
-                    count_error(&mut reb.errors, f.api, *code, m);
+                    let next = *code == REBALANCE_IN_PROGRESS && reb.r.completed.is_some();
+                    let to = if next { &mut g.carry } else { &mut reb.errors };
+                    count_error(to, f.api, *code, m);
                 }
                 let rb = &mut reb.r;
                 match f.api {
@@ -384,6 +393,7 @@ impl Groups {
                         leaves: g.leaves.clone(),
                         leaves_not_kept: g.leaves_not_kept,
                         errors_before: errors_out(&g.errors_before),
+                        errors_after: errors_out(&g.carry),
                     }
                 })
                 .collect();

@@ -97,6 +97,13 @@ fn group(out: &mut String, g: &Group, rel: &dyn Fn(At) -> String) {
     for r in &g.rebalances {
         rebalance(out, r, rel);
     }
+    for e in &g.errors_after {
+        let _ = writeln!(
+            out,
+            "    after the last rebalance, no JoinGroup followed: {}",
+            error_text(e)
+        );
+    }
     for l in &g.leaves {
         let _ = writeln!(
             out,
@@ -186,6 +193,7 @@ pub(super) fn group_json(g: &Group) -> Value {
         })).collect::<Vec<_>>(),
         "leaves_not_kept": g.leaves_not_kept,
         "errors_before": g.errors_before.iter().map(error_json).collect::<Vec<_>>(),
+        "errors_after": g.errors_after.iter().map(error_json).collect::<Vec<_>>(),
         "rebalances_not_kept": g.rebalances_not_kept,
         "rebalances": g.rebalances.iter().map(|r| json!({
             "began": at(Some(r.began)), "generation": r.generation,
