@@ -86,7 +86,10 @@ pub mod view;
 pub(crate) mod view;
 
 /// Capture-wide analysis: elections, coordinators, per-API latency and errors.
-pub use analysis::{Analysis, Analyzer, render_text as analysis_text, to_json as analysis_json};
+pub use analysis::{
+    Analysis, Analyzer, render_html as analysis_html, render_text as analysis_text,
+    to_json as analysis_json,
+};
 /// Packet sources: capture files and live interfaces.
 pub use capture::{CaptureError, LiveOptions, Source};
 /// Kafka's message schemas, loaded from kafka-clients jars, and the process-wide codec.

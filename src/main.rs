@@ -103,6 +103,9 @@ struct StatsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: StatsFormat,
+    /// Also write the analysis as one self-contained HTML file (SVG charts, no scripts).
+    #[arg(long, value_name = "FILE")]
+    html: Option<std::path::PathBuf>,
     /// Do not print the end-of-run statistics on stderr.
     #[arg(short, long)]
     quiet: bool,

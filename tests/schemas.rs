@@ -284,6 +284,12 @@ fn secrets_are_redacted_unless_asked() {
         .unwrap();
     let b = body(&hidden, &f, None);
     assert_eq!(b["AuthBytes"], "<redacted 19 bytes>");
+    // A view of the raw bytes knows what to mask: exactly the 19 secret bytes.
+    let m = hidden.decode_request(&f);
+    let ranges = m.tree.redacted_ranges();
+    assert_eq!(ranges.len(), 1);
+    let (at, n) = ranges[0];
+    assert_eq!(&f[at..at + n], b"\0alice\0alice-secret");
     assert_eq!(b["_sasl_mechanism"], "PLAIN");
     assert_eq!(b["_sasl_user"], "alice");
     assert!(!b.to_string().contains("secret") && !b.to_string().contains(&hex(b"secret")));

@@ -287,3 +287,40 @@ fn consumer_group_captures() {
         insta::assert_json_snapshot!(format!("{file}_jar_json"), j);
     }
 }
+
+#[test]
+fn html_report_lists_the_rebalances() {
+    let Some(jar) = jar() else {
+        return skip("no kafka-clients-4.4.0.jar found");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    stats(
+        &jar,
+        "synthetic/stories/group-rebalance.pcap",
+        &["--html", page.to_str().unwrap()],
+    );
+    let s = std::fs::read_to_string(&page).unwrap();
+    let start = s.find("<section id=\"rebalances\">").unwrap();
+    let section = &s[start..start + s[start..].find("</section>").unwrap()];
+    assert!(
+        section.contains("<h3>Group <code>payments</code></h3>"),
+        "{section}"
+    );
+    // One row per generation, each with its first JoinGroup and first successful sync.
+    assert_eq!(
+        section.matches("<tr><td class=\"n\">").count(),
+        5,
+        "{section}"
+    );
+    for (began, completed) in [(4, 9), (15, 25), (30, 43), (52, 59), (66, 69)] {
+        assert!(section.contains(&format!("[{began}]</td>")), "{began}");
+        assert!(
+            section.contains(&format!("[{completed}]</td>")),
+            "{completed}"
+        );
+    }
+    assert!(section.contains("<span class=\"err\">UNKNOWN_MEMBER_ID</span> ×1 (c-3333-member)"));
+    assert_eq!(section.matches("REBALANCE_IN_PROGRESS").count(), 4);
+    assert!(!section.contains("Not analysed"));
+}

@@ -14,6 +14,7 @@ mod coordinators;
 mod elections;
 mod groups;
 mod groups_text;
+mod html;
 mod json;
 mod text;
 
@@ -25,6 +26,7 @@ pub use elections::{
     Ballot, Candidacy, Epoch, Outcome, PartitionElections, RepeatCandidate, Resignation, Voter,
 };
 pub use groups::{Group, GroupError, Leave, Rebalance};
+pub use html::render_html;
 pub use json::to_json;
 pub use text::render_text;
 

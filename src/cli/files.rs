@@ -36,6 +36,17 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return open_failed(&args.file, e),
     };
+    // Created before the run, so a path that cannot be written fails at once.
+    let mut html = match &args.html {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Some((f, path)),
+            Err(e) => {
+                eprintln!("kwire: cannot write {}: {e}", path.display());
+                return ExitCode::from(1);
+            }
+        },
+        None => None,
+    };
     let mut notes = args.common.schemas();
     let mut analyzer = kwire::Analyzer::new();
     let (run, end) = kwire::run(&mut source, args.common.config(false), &mut |r| {
@@ -54,6 +65,13 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
     };
     // A reader that went away (e.g. `| head`) is not an error.
     let _ = io::stdout().lock().write_all(text.as_bytes());
+    if let Some((f, path)) = &mut html {
+        let page = kwire::analysis_html(&a, &args.file);
+        if let Err(e) = f.write_all(page.as_bytes()).and_then(|()| f.flush()) {
+            eprintln!("kwire: cannot write {}: {e}", path.display());
+            return ExitCode::from(1);
+        }
+    }
     if !args.quiet {
         report(&run);
     }

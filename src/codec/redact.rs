@@ -31,6 +31,18 @@ pub fn redacted(n: usize) -> &'static str {
     t
 }
 
+/// Whether `s` is a text [`redacted`] made (the same allocation, so a wire string that
+/// merely reads the same is not taken for one), and the number of bytes it hides.
+pub fn redacted_len(s: &str) -> Option<usize> {
+    let n: usize = s
+        .strip_prefix("<redacted ")?
+        .strip_suffix(" bytes>")?
+        .parse()
+        .ok()?;
+    let texts = TEXTS.lock().ok()?;
+    texts.get(&n).filter(|t| std::ptr::eq(**t, s)).map(|_| n)
+}
+
 /// The SASL mechanism family and user name in a client's first authentication
 /// message, when it is PLAIN (`authzid NUL user NUL password`) or a SCRAM
 /// client-first message (`gs2-header n=user,r=nonce`). The user name borrows from
@@ -72,6 +84,9 @@ mod tests {
     fn texts_are_shared() {
         assert_eq!(redacted(12), "<redacted 12 bytes>");
         assert!(std::ptr::eq(redacted(12), redacted(12)));
+        assert_eq!(redacted_len(redacted(12)), Some(12));
+        let lookalike = String::from("<redacted 12 bytes>");
+        assert_eq!(redacted_len(&lookalike), None);
     }
 
     #[test]

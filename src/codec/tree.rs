@@ -220,6 +220,25 @@ impl<'a> Tree<'a> {
     }
 }
 
+impl Tree<'_> {
+    /// The wire bytes of every redacted value (offset from the size prefix, length): what a
+    /// view showing raw bytes (a hex pane) must mask too.
+    pub fn redacted_ranges(&self) -> Vec<(usize, usize)> {
+        self.nodes
+            .iter()
+            .filter_map(|n| match n.value {
+                Value::Str(Some(s)) => {
+                    let hidden = super::redact::redacted_len(s)?;
+                    // The value is the node's last bytes, after its length prefix.
+                    let end = n.offset as usize + n.len as usize;
+                    Some((end.checked_sub(hidden)?, hidden))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 fn is_scalar(v: Value<'_>) -> bool {
     matches!(
         v,
