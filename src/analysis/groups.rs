@@ -134,9 +134,27 @@ struct Pending {
     member: String,
 }
 
+/// The tracker's caps (the constants above; smaller in tests).
+struct Caps {
+    groups: usize,
+    rebalances: usize,
+    pending: usize,
+}
+
+impl Default for Caps {
+    fn default() -> Self {
+        Caps {
+            groups: MAX_GROUPS,
+            rebalances: MAX_REBALANCES,
+            pending: MAX_PENDING,
+        }
+    }
+}
+
 /// The rebalance tracker.
 #[derive(Default)]
 pub(super) struct Groups {
+    caps: Caps,
     groups: BTreeMap<String, GroupState>,
     pending: HashMap<(ConnId, i32), Pending>,
     groups_not_kept: u64,
@@ -185,13 +203,18 @@ fn errors_out(errors: &Errors) -> Vec<GroupError> {
 
 impl GroupState {
     /// The rebalance a JoinGroup request belongs to: the open one, or a new one.
-    fn join(&mut self, at: At, protocol_type: Option<&str>) -> Option<&mut RebalanceState> {
+    fn join(
+        &mut self,
+        at: At,
+        protocol_type: Option<&str>,
+        cap: usize,
+    ) -> Option<&mut RebalanceState> {
         let open = self
             .rebalances
             .last()
             .is_some_and(|r| r.r.completed.is_none());
         if !open {
-            if self.rebalances.len() >= MAX_REBALANCES {
+            if self.rebalances.len() >= cap {
                 self.rebalances.remove(0);
                 self.not_kept += 1;
             }
@@ -229,14 +252,14 @@ impl GroupState {
 impl Groups {
     pub(super) fn request(&mut self, r: &Record<'_>, f: &GroupRequest<'_>) {
         let at = At::of(r);
-        if !self.groups.contains_key(f.group) && self.groups.len() >= MAX_GROUPS {
+        if !self.groups.contains_key(f.group) && self.groups.len() >= self.caps.groups {
             self.groups_not_kept += 1;
             return;
         }
         let g = self.groups.entry(f.group.to_string()).or_default();
         match f.api {
             JOIN_GROUP => {
-                g.join(at, f.protocol_type);
+                g.join(at, f.protocol_type, self.caps.rebalances);
             }
             SYNC_GROUP => {
                 if let Some(reb) = g.rebalances.last_mut() {
@@ -259,7 +282,7 @@ impl Groups {
             _ => return,
         }
         if let Some(corr) = r.msg.correlation_id {
-            if self.pending.len() >= MAX_PENDING {
+            if self.pending.len() >= self.caps.pending {
                 self.forget_oldest();
             }
             self.pending.insert(
@@ -403,5 +426,122 @@ impl Groups {
             pending_forgotten: self.pending_forgotten,
             unpaired_responses: self.unpaired_responses,
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::codec;
+
+    fn record(packet: u64, corr: i32, request_packet: Option<u64>) -> Record<'static> {
+        let mut msg = codec::decode_request(&[]);
+        msg.correlation_id = Some(corr);
+        let a = "10.0.0.1:1".parse().unwrap();
+        Record {
+            packet,
+            ts_ns: packet as i64 * 1_000_000,
+            first_ts_ns: 0,
+            conn: ConnId(1),
+            src: a,
+            dst: a,
+            data: &[],
+            wire_size: 0,
+            cut: false,
+            api: None,
+            request_packet,
+            latency_ns: None,
+            warnings: Vec::new(),
+            msg,
+            version_source: None,
+        }
+    }
+
+    fn join<'a>(group: &'a str, member: &'a str) -> GroupRequest<'a> {
+        GroupRequest {
+            api: JOIN_GROUP,
+            group,
+            member,
+            generation: -1,
+            protocol_type: Some("consumer"),
+            protocols: vec!["range"],
+            session_timeout_ms: 10_000,
+            leaving: Vec::new(),
+        }
+    }
+
+    fn joined(generation: i32, member: &str) -> GroupResponse<'_> {
+        GroupResponse {
+            api: JOIN_GROUP,
+            error: 0,
+            generation,
+            protocol: Some("range"),
+            leader: Some(member),
+            member: Some(member),
+            members: vec![member],
+            member_errors: Vec::new(),
+        }
+    }
+
+    fn synced() -> GroupResponse<'static> {
+        GroupResponse {
+            api: SYNC_GROUP,
+            error: 0,
+            generation: -1,
+            protocol: None,
+            leader: None,
+            member: None,
+            members: Vec::new(),
+            member_errors: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn caps_evict_and_count() {
+        let mut g = Groups {
+            caps: Caps {
+                groups: 1,
+                rebalances: 2,
+                pending: 4,
+            },
+            ..Groups::default()
+        };
+        let mut packet = 0;
+        let mut corr = 0;
+        // Three rebalances of one group: the oldest is dropped and counted.
+        for generation in 1..=3 {
+            packet += 1;
+            corr += 1;
+            g.request(&record(packet, corr, None), &join("g", "m"));
+            let asked = packet;
+            packet += 1;
+            g.response(&record(packet, corr, Some(asked)), &joined(generation, "m"));
+            packet += 1;
+            corr += 1;
+            let mut sync = join("g", "m");
+            sync.api = SYNC_GROUP;
+            g.request(&record(packet, corr, None), &sync);
+            let asked = packet;
+            packet += 1;
+            g.response(&record(packet, corr, Some(asked)), &synced());
+        }
+        // A second group is past the cap: counted, not kept.
+        g.request(&record(100, 100, None), &join("other", "x"));
+        // Unanswered requests past the pending cap: the oldest half is forgotten.
+        for i in 0..6 {
+            g.request(&record(200 + i, 200 + i as i32, None), &join("g", "m"));
+        }
+        // A response whose request was never seen.
+        g.response(&record(300, 999, Some(299)), &synced());
+        let b = g.build();
+        assert_eq!(b.groups.len(), 1);
+        assert_eq!(b.groups_not_kept, 1);
+        let gr = &b.groups[0];
+        assert_eq!(gr.rebalances_not_kept, 2);
+        let gens: Vec<Option<i32>> = gr.rebalances.iter().map(|r| r.generation).collect();
+        assert_eq!(gens, [Some(3), None]);
+        assert!(b.pending_forgotten >= 2, "{}", b.pending_forgotten);
+        assert_eq!(b.unpaired_responses, 1);
     }
 }
