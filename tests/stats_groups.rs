@@ -324,3 +324,24 @@ fn html_report_lists_the_rebalances() {
     assert_eq!(section.matches("REBALANCE_IN_PROGRESS").count(), 4);
     assert!(!section.contains("Not analysed"));
 }
+
+#[test]
+fn html_report_shows_who_announced_and_resigned() {
+    let Some(jar) = jar() else {
+        return skip("no kafka-clients-4.4.0.jar found");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    stats(
+        &jar,
+        "synthetic/stories/quorum-handover.pcap",
+        &["--html", page.to_str().unwrap()],
+    );
+    let s = std::fs::read_to_string(&page).unwrap();
+    assert!(s.contains("node 1 announced itself leader (BeginQuorumEpoch) at 0.000300 [4]"));
+    assert!(
+        s.contains("node 1 resigned (EndQuorumEpoch) at 2.000300 [21], preferring node 3, node 2")
+    );
+    assert!(s.contains("node 3 announced itself leader (BeginQuorumEpoch) at 2.200300 [32]"));
+    assert!(!s.contains("<td class=\"n\">99</td>"));
+}

@@ -172,7 +172,36 @@ fn partition(out: &mut String, p: &PartitionElections, i: usize, a: &Analysis, f
                 )
             })
             .collect();
-        let notes: Vec<String> = e.notes.iter().map(|n| html(n)).collect();
+        let mut notes: Vec<String> = Vec::new();
+        if let Some((l, at)) = e.announced {
+            notes.push(format!(
+                "node {l} announced itself leader (BeginQuorumEpoch) at {} [{}]",
+                rel(at, first),
+                at.packet
+            ));
+        }
+        if let Some(r) = &e.resigned {
+            let mut s = format!(
+                "node {} resigned (EndQuorumEpoch) at {} [{}]",
+                r.leader,
+                rel(r.at, first),
+                r.at.packet
+            );
+            if !r.preferred.is_empty() {
+                let list: Vec<String> = r.preferred.iter().map(|n| format!("node {n}")).collect();
+                let _ = write!(s, ", preferring {}", list.join(", "));
+            }
+            notes.push(s);
+        }
+        if let Some((l, at, n)) = e.known_from {
+            notes.push(format!(
+                "node {l} named leader by {n} BeginQuorumEpoch/EndQuorumEpoch/Fetch response{}, first at {} [{}]",
+                if n == 1 { "" } else { "s" },
+                rel(at, first),
+                at.packet
+            ));
+        }
+        notes.extend(e.notes.iter().map(|n| html(n)));
         let _ = writeln!(
             out,
             "<tr class=\"{o}\"><td class=\"n\">{}</td><td>{o}</td><td>{}</td>{}{}<td class=\"n\">{}</td>{}<td>{}</td><td>{}</td></tr>",
