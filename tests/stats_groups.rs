@@ -13,6 +13,7 @@ mod common;
 use common::*;
 use kwire::Search;
 use serde_json::Value;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 fn skip(why: &str) {
@@ -22,7 +23,8 @@ fn skip(why: &str) {
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("{msg} (CI=true: the jars are required)");
     }
-    eprintln!("\n*** {msg} ***\n");
+    // Past libtest's output capture, so a skipped run is visible in a plain `cargo test`.
+    let _ = writeln!(std::io::stderr(), "\n*** {msg} ***\n");
 }
 
 fn jar() -> Option<PathBuf> {
