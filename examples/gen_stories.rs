@@ -4,6 +4,10 @@
 //! What each file holds, message by message, is in
 //! `captures/synthetic/stories/README.md`.
 //!
+//! The rebalance and quorum stories use APIs whose schemas come from Kafka's
+//! kafka-clients jar (found as `kwire` finds it: `--schemas` aside, `KWIRE_SCHEMAS`,
+//! `$KAFKA_HOME/libs`, `~/.m2`); without it only the first four are written.
+//!
 //! Run: `cargo run --example gen_stories` (deterministic; rewrites the files).
 
 use kwire::capture::writer::{PcapWriter, TsPrecision};
@@ -12,6 +16,7 @@ use kwire::synth::kafka::{
     vote_response,
 };
 use kwire::synth::{Flow, Link};
+use serde_json::json;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::BufWriter;
@@ -322,12 +327,351 @@ fn not_coordinator_retries() -> Story {
     s
 }
 
+/// A frame encoded with the installed (jar) schemas.
+fn enc(r: Result<Vec<u8>, kwire::codec::EncodeError>) -> Vec<u8> {
+    r.expect("the story's body fits the schema")
+}
+
+fn req(key: i16, v: i16, corr: i32, client: &str, body: serde_json::Value) -> Vec<u8> {
+    enc(kwire::codec::encode_request(
+        key,
+        v,
+        corr,
+        Some(client),
+        &body,
+    ))
+}
+
+fn resp(key: i16, v: i16, corr: i32, body: serde_json::Value) -> Vec<u8> {
+    enc(kwire::codec::encode_response(key, v, corr, &body))
+}
+
+const JOIN: i16 = 11;
+const HEARTBEAT: i16 = 12;
+const LEAVE: i16 = 13;
+const SYNC: i16 = 14;
+const UNKNOWN_MEMBER_ID: i16 = 25;
+const REBALANCE_IN_PROGRESS: i16 = 27;
+const MEMBER_ID_REQUIRED: i16 = 79;
+
+/// One consumer of the rebalance story: its address, client id, member id and
+/// correlation counter.
+struct Member {
+    addr: String,
+    client: String,
+    id: String,
+    corr: i32,
+}
+
+impl Member {
+    fn new(n: u8, name: &str) -> Member {
+        Member {
+            addr: format!("10.0.5.{}:{}", 10 + n, 50000 + u16::from(n)),
+            client: format!("{name}-client"),
+            id: format!("{name}-{n}{n}{n}{n}-member"),
+            corr: 0,
+        }
+    }
+}
+
+/// The group-membership exchanges of one member with the coordinator.
+struct Group<'a> {
+    s: &'a mut Story,
+    t0: i64,
+}
+
+const COORD: &str = "10.0.5.1:9092";
+const GROUP: &str = "payments";
+
+impl Group<'_> {
+    #[allow(clippy::too_many_arguments)]
+    fn ex(
+        &mut self,
+        m: &mut Member,
+        t_ms: i64,
+        lat_ms: i64,
+        key: i16,
+        v: i16,
+        rq: serde_json::Value,
+        rs: serde_json::Value,
+    ) {
+        m.corr += 1;
+        let (a, b) = (req(key, v, m.corr, &m.client, rq), resp(key, v, m.corr, rs));
+        self.s
+            .exchange(&m.addr, COORD, self.t0 + t_ms * MS, lat_ms * MS, &a, &b);
+    }
+
+    /// JoinGroup v9: a first join (empty member id) is told MEMBER_ID_REQUIRED and its id.
+    fn first_join(&mut self, m: &mut Member, t_ms: i64) {
+        let rq = json!({"GroupId": GROUP, "SessionTimeoutMs": 10000, "RebalanceTimeoutMs": 30000,
+            "MemberId": "", "ProtocolType": "consumer",
+            "Protocols": [{"Name": "range", "Metadata": ""}]});
+        let rs = json!({"ErrorCode": MEMBER_ID_REQUIRED, "GenerationId": -1, "ProtocolType": null,
+            "ProtocolName": null, "Leader": "", "MemberId": m.id, "Members": []});
+        self.ex(m, t_ms, 1, JOIN, 9, rq, rs);
+    }
+
+    /// JoinGroup v9 with its member id, answered `lat_ms` later with generation `gen`;
+    /// the leader's answer lists `members`.
+    fn join(
+        &mut self,
+        m: &mut Member,
+        t_ms: i64,
+        lat_ms: i64,
+        gen_id: i32,
+        leader: &str,
+        members: &[&str],
+    ) {
+        let rq = json!({"GroupId": GROUP, "SessionTimeoutMs": 10000, "RebalanceTimeoutMs": 30000,
+            "MemberId": m.id, "ProtocolType": "consumer",
+            "Protocols": [{"Name": "range", "Metadata": ""}]});
+        let listed: Vec<serde_json::Value> = if m.id == leader {
+            members
+                .iter()
+                .map(|id| json!({"MemberId": id, "Metadata": ""}))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let rs = json!({"ErrorCode": 0, "GenerationId": gen_id, "ProtocolType": "consumer",
+            "ProtocolName": "range", "Leader": leader, "MemberId": m.id, "Members": listed});
+        self.ex(m, t_ms, lat_ms, JOIN, 9, rq, rs);
+    }
+
+    /// SyncGroup v5 for generation `gen`, answered without error.
+    fn sync(&mut self, m: &mut Member, t_ms: i64, gen_id: i32) {
+        let rq = json!({"GroupId": GROUP, "GenerationId": gen_id, "MemberId": m.id,
+            "ProtocolType": "consumer", "ProtocolName": "range", "Assignments": []});
+        let rs = json!({"ErrorCode": 0, "ProtocolType": "consumer", "ProtocolName": "range",
+            "Assignment": ""});
+        self.ex(m, t_ms, 2, SYNC, 5, rq, rs);
+    }
+
+    /// Heartbeat v4 at generation `gen`, answered with `error`.
+    fn heartbeat(&mut self, m: &mut Member, t_ms: i64, gen_id: i32, error: i16) {
+        let rq = json!({"GroupId": GROUP, "GenerationId": gen_id, "MemberId": m.id});
+        self.ex(m, t_ms, 1, HEARTBEAT, 4, rq, json!({"ErrorCode": error}));
+    }
+
+    /// LeaveGroup v5 for the member itself.
+    fn leave(&mut self, m: &mut Member, t_ms: i64) {
+        let rq =
+            json!({"GroupId": GROUP, "Members": [{"MemberId": m.id, "Reason": "shutting down"}]});
+        let rs = json!({"ErrorCode": 0, "Members": [{"MemberId": m.id, "ErrorCode": 0}]});
+        self.ex(m, t_ms, 1, LEAVE, 5, rq, rs);
+    }
+}
+
+/// Group `payments` on coordinator 10.0.5.1:9092: `a` joins alone (generation 1);
+/// `b` joins (2); `c` joins (3); `b` leaves (4); `c` stops heartbeating, is dropped
+/// (5), and its next heartbeat is told UNKNOWN_MEMBER_ID.
+fn group_rebalance() -> Story {
+    let mut s = Story::default();
+    let mut g = Group {
+        s: &mut s,
+        t0: 1_764_500_500_000_000_000,
+    };
+    let (mut a, mut b, mut c) = (
+        Member::new(1, "a"),
+        Member::new(2, "b"),
+        Member::new(3, "c"),
+    );
+    let (ia, ib, ic) = (a.id.clone(), b.id.clone(), c.id.clone());
+    // Generation 1: a alone.
+    g.first_join(&mut a, 0);
+    g.join(&mut a, 10, 3, 1, &ia, &[&ia]);
+    g.sync(&mut a, 20, 1);
+    g.heartbeat(&mut a, 3000, 1, 0);
+    // Generation 2: b joins; a learns of it from its heartbeat and rejoins.
+    g.first_join(&mut b, 5000);
+    g.join(&mut b, 5010, 1010, 2, &ia, &[]);
+    g.heartbeat(&mut a, 6000, 1, REBALANCE_IN_PROGRESS);
+    g.join(&mut a, 6010, 10, 2, &ia, &[&ia, &ib]);
+    g.sync(&mut a, 6030, 2);
+    g.sync(&mut b, 6031, 2);
+    // Generation 3: c joins.
+    g.first_join(&mut c, 9000);
+    g.join(&mut c, 9010, 590, 3, &ia, &[]);
+    g.heartbeat(&mut a, 9500, 2, REBALANCE_IN_PROGRESS);
+    g.heartbeat(&mut b, 9505, 2, REBALANCE_IN_PROGRESS);
+    g.join(&mut a, 9510, 90, 3, &ia, &[&ia, &ib, &ic]);
+    g.join(&mut b, 9520, 80, 3, &ia, &[]);
+    g.sync(&mut a, 9610, 3);
+    g.sync(&mut b, 9615, 3);
+    g.sync(&mut c, 9620, 3);
+    // Generation 4: b leaves.
+    g.leave(&mut b, 12000);
+    g.heartbeat(&mut a, 12500, 3, REBALANCE_IN_PROGRESS);
+    g.heartbeat(&mut c, 12600, 3, REBALANCE_IN_PROGRESS);
+    g.join(&mut a, 12510, 190, 4, &ia, &[&ia, &ic]);
+    g.join(&mut c, 12610, 90, 4, &ia, &[]);
+    g.sync(&mut a, 12710, 4);
+    g.sync(&mut c, 12720, 4);
+    // Generation 5: c falls silent past its 10 s session timeout and is dropped.
+    g.heartbeat(&mut a, 15000, 4, 0);
+    g.heartbeat(&mut a, 23000, 4, REBALANCE_IN_PROGRESS);
+    g.join(&mut a, 23010, 10, 5, &ia, &[&ia]);
+    g.sync(&mut a, 23030, 5);
+    g.heartbeat(&mut c, 24000, 4, UNKNOWN_MEMBER_ID);
+    s
+}
+
+const FETCH: i16 = 1;
+const BEGIN: i16 = 53;
+const END: i16 = 54;
+const QUORUM_CLUSTER: &str = "QuorumStoryCluster000";
+const METADATA_TOPIC_ID: &str = "00000000-0000-0000-0000-000000000001";
+
+/// Controllers 1, 2, 3 at 10.0.6.N:9093. Node 1 announces epoch 5 with
+/// BeginQuorumEpoch; followers fetch from it (Fetch v17, CurrentLeader 1@5). Node 1
+/// resigns with EndQuorumEpoch preferring 3 then 2; node 3 wins epoch 6 by Vote,
+/// announces it, and the followers fetch from it (3@6). A consumer's Fetch of another
+/// topic (no cluster id) names leader 9 at epoch 99, which is not KRaft's and must
+/// not appear.
+fn quorum_handover() -> Story {
+    let t0 = 1_764_500_900_000_000_000i64;
+    let ctrl = |n: i32| format!("10.0.6.{n}:9093");
+    let client = |c: i32, v: i32| format!("10.0.6.{c}:{}", 41000 + v);
+    let mut s = Story::default();
+    let mut corr: BTreeMap<(i32, i32), i32> = BTreeMap::new();
+    let mut next = |c: i32, v: i32| {
+        let n = corr.entry((c, v)).or_insert(0);
+        *n += 1;
+        *n
+    };
+    let endpoint =
+        |n: i32| json!([{"Name": "CONTROLLER", "Host": format!("10.0.6.{n}"), "Port": 9093}]);
+    let node_endpoint =
+        |n: i32| json!([{"NodeId": n, "Host": format!("10.0.6.{n}"), "Port": 9093}]);
+    let part = |leader: i32, epoch: i32| {
+        json!({"TopicName": "__cluster_metadata",
+        "Partitions": [{"PartitionIndex": 0, "ErrorCode": 0, "LeaderId": leader, "LeaderEpoch": epoch}]})
+    };
+    let begin = |s: &mut Story,
+                 t_ms: i64,
+                 leader: i32,
+                 voter: i32,
+                 epoch: i32,
+                 next: &mut dyn FnMut(i32, i32) -> i32| {
+        let c = next(leader, voter);
+        let rq = json!({"ClusterId": QUORUM_CLUSTER, "VoterId": voter, "Topics": [{"TopicName": "__cluster_metadata",
+            "Partitions": [{"PartitionIndex": 0, "VoterDirectoryId": "00000000-0000-0000-0000-000000000000",
+            "LeaderId": leader, "LeaderEpoch": epoch}]}], "LeaderEndpoints": endpoint(leader)});
+        let rs = json!({"ErrorCode": 0, "Topics": [part(leader, epoch)], "NodeEndpoints": node_endpoint(leader)});
+        s.exchange(
+            &client(leader, voter),
+            &ctrl(voter),
+            t0 + t_ms * MS,
+            2 * MS,
+            &req(BEGIN, 1, c, &format!("raft-client-{leader}"), rq),
+            &resp(BEGIN, 1, c, rs),
+        );
+    };
+    let fetch = |s: &mut Story,
+                 t_ms: i64,
+                 follower: i32,
+                 leader: i32,
+                 epoch: i32,
+                 next: &mut dyn FnMut(i32, i32) -> i32| {
+        let c = next(follower, leader);
+        let rq = json!({"ClusterId": QUORUM_CLUSTER, "ReplicaState": {"ReplicaId": follower, "ReplicaEpoch": -1},
+            "MaxWaitMs": 500, "MinBytes": 0, "MaxBytes": 8388608,
+            "Topics": [{"TopicId": METADATA_TOPIC_ID, "Partitions": [{"Partition": 0,
+                "CurrentLeaderEpoch": epoch, "FetchOffset": 120, "LastFetchedEpoch": epoch, "PartitionMaxBytes": 0}]}]});
+        let rs = json!({"ErrorCode": 0, "SessionId": 0, "Responses": [{"TopicId": METADATA_TOPIC_ID,
+            "Partitions": [{"PartitionIndex": 0, "ErrorCode": 0, "HighWatermark": 120, "LastStableOffset": 120,
+            "LogStartOffset": 0, "CurrentLeader": {"LeaderId": leader, "LeaderEpoch": epoch},
+            "AbortedTransactions": [], "PreferredReadReplica": -1, "Records": null}]}]});
+        s.exchange(
+            &client(follower, leader),
+            &ctrl(leader),
+            t0 + t_ms * MS,
+            3 * MS,
+            &req(FETCH, 17, c, &format!("raft-client-{follower}"), rq),
+            &resp(FETCH, 17, c, rs),
+        );
+    };
+    // Epoch 5: node 1 announces itself; 2 and 3 fetch from it.
+    begin(&mut s, 0, 1, 2, 5, &mut next);
+    begin(&mut s, 1, 1, 3, 5, &mut next);
+    fetch(&mut s, 100, 2, 1, 5, &mut next);
+    fetch(&mut s, 101, 3, 1, 5, &mut next);
+    // Node 1 resigns, preferring 3 then 2.
+    for (i, v) in [2, 3].into_iter().enumerate() {
+        let c = next(1, v);
+        let rq = json!({"ClusterId": QUORUM_CLUSTER, "Topics": [{"TopicName": "__cluster_metadata",
+            "Partitions": [{"PartitionIndex": 0, "LeaderId": 1, "LeaderEpoch": 5, "PreferredCandidates": [
+                {"CandidateId": 3, "CandidateDirectoryId": "00000000-0000-0000-0000-000000000000"},
+                {"CandidateId": 2, "CandidateDirectoryId": "00000000-0000-0000-0000-000000000000"}]}]}],
+            "LeaderEndpoints": endpoint(1)});
+        let rs = json!({"ErrorCode": 0, "Topics": [part(1, 5)], "NodeEndpoints": node_endpoint(1)});
+        s.exchange(
+            &client(1, v),
+            &ctrl(v),
+            t0 + (2000 + i as i64) * MS,
+            2 * MS,
+            &req(END, 1, c, "raft-client-1", rq),
+            &resp(END, 1, c, rs),
+        );
+    }
+    // Epoch 6: node 3 asks 2 (granted) and 1 (granted), then announces itself.
+    for (i, v) in [2, 1].into_iter().enumerate() {
+        let x = vote(QUORUM_CLUSTER, 3, v, 6, (120, 5), false, true, -1, None);
+        let c = next(3, v);
+        s.exchange(
+            &client(3, v),
+            &ctrl(v),
+            t0 + (2100 + i as i64) * MS,
+            4 * MS,
+            &vote_request(2, c, "raft-client-3", &x),
+            &vote_response(2, c, &x),
+        );
+    }
+    begin(&mut s, 2200, 3, 1, 6, &mut next);
+    begin(&mut s, 2201, 3, 2, 6, &mut next);
+    fetch(&mut s, 2300, 1, 3, 6, &mut next);
+    fetch(&mut s, 2301, 2, 3, 6, &mut next);
+    // A consumer's Fetch (no cluster id) whose answer names leader 9 at epoch 99.
+    let topic = "7a6b0c1d-2e3f-4051-8263-748596a7b8c9";
+    let rq = json!({"ReplicaState": {"ReplicaId": -1, "ReplicaEpoch": -1}, "MaxWaitMs": 500, "MinBytes": 1,
+        "MaxBytes": 52428800, "Topics": [{"TopicId": topic, "Partitions": [{"Partition": 0,
+        "CurrentLeaderEpoch": 99, "FetchOffset": 0, "LastFetchedEpoch": -1, "PartitionMaxBytes": 1048576}]}]});
+    let rs = json!({"ErrorCode": 0, "SessionId": 0, "Responses": [{"TopicId": topic,
+        "Partitions": [{"PartitionIndex": 0, "ErrorCode": 6, "HighWatermark": -1, "LastStableOffset": -1,
+        "LogStartOffset": -1, "CurrentLeader": {"LeaderId": 9, "LeaderEpoch": 99},
+        "AbortedTransactions": null, "PreferredReadReplica": -1, "Records": null}]}]});
+    s.exchange(
+        "10.0.6.50:52000",
+        "10.0.6.1:9092",
+        t0 + 2400 * MS,
+        MS,
+        &req(FETCH, 17, 1, "shop-consumer", rq),
+        &resp(FETCH, 17, 1, rs),
+    );
+    s
+}
+
 fn main() -> std::io::Result<()> {
+    let loaded = kwire::Search::from_env(Vec::new()).load();
+    let has_jar = !loaded
+        .schemas
+        .versions(JOIN, kwire::codec::Kind::Request)
+        .is_empty();
+    let _ = kwire::install_codec(kwire::Codec::new(
+        loaded.schemas,
+        kwire::DecodeOptions::default(),
+    ));
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("captures/synthetic/stories");
     std::fs::create_dir_all(&dir)?;
     split_vote().write(&dir.join("split-vote.pcap"))?;
     prevote_rejected().write(&dir.join("prevote-rejected.pcap"))?;
     coordinator_moves().write(&dir.join("coordinator-moves.pcap"))?;
     not_coordinator_retries().write(&dir.join("not-coordinator-retries.pcap"))?;
+    if has_jar {
+        group_rebalance().write(&dir.join("group-rebalance.pcap"))?;
+        quorum_handover().write(&dir.join("quorum-handover.pcap"))?;
+    } else {
+        eprintln!("no kafka-clients jar found: group-rebalance and quorum-handover not written");
+    }
     Ok(())
 }

@@ -8,6 +8,7 @@
 mod build;
 
 use super::At;
+use crate::apis::facts::{self, quorum};
 use crate::apis::vote;
 use crate::dissect::Record;
 use crate::tcp::ConnId;
@@ -128,6 +129,13 @@ pub struct Epoch {
     pub majority: Option<At>,
     /// The first Vote response that reports this epoch's leader.
     pub reported: Option<At>,
+    /// The first BeginQuorumEpoch request for this epoch: the leader announcing it.
+    pub announced: Option<(i32, At)>,
+    /// The first EndQuorumEpoch request for this epoch: the leader resigning it.
+    pub resigned: Option<Resignation>,
+    /// The first BeginQuorumEpoch, EndQuorumEpoch or KRaft Fetch response naming this
+    /// epoch's leader: (leader, where, how many such responses).
+    pub known_from: Option<(i32, At, u64)>,
     /// In the order of their first request.
     pub candidacies: Vec<Candidacy>,
     /// What the capture could not show, and anything that does not add up.
@@ -139,6 +147,15 @@ impl Epoch {
     pub fn duration_ns(&self) -> Option<i64> {
         Some(self.majority?.ts_ns - self.began?.ts_ns)
     }
+}
+
+/// A leader's EndQuorumEpoch: it gives up its epoch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resignation {
+    pub leader: i32,
+    pub at: At,
+    /// The successors it prefers, in order.
+    pub preferred: Vec<i32>,
 }
 
 /// A node that stood in several rounds it did not win.
@@ -176,6 +193,12 @@ struct PartState {
     nodes: BTreeSet<i32>,
     /// (epoch, leader) → the first report and how many responses said so.
     reports: BTreeMap<(i32, i32), (At, u64)>,
+    /// Epoch → the first BeginQuorumEpoch (leader, where).
+    announced: BTreeMap<i32, (i32, At)>,
+    /// Epoch → the first EndQuorumEpoch.
+    resigned: BTreeMap<i32, Resignation>,
+    /// (epoch, leader) → the first Begin/End/Fetch response saying so, and how many did.
+    known: BTreeMap<(i32, i32), (At, u64)>,
 }
 
 struct PendingBallot {
@@ -200,7 +223,12 @@ pub(super) struct Elections {
     addr_nodes: HashMap<SocketAddr, i32>,
     ballots: usize,
     not_kept: u64,
+    /// KRaft Fetch and Begin/End requests awaiting their response: their cluster id.
+    quorum_pending: HashMap<(ConnId, i32), (u64, Option<String>)>,
 }
+
+/// Partitions tracked; quorum facts for further partitions are counted, not kept.
+const MAX_PARTS: usize = 10_000;
 
 impl Elections {
     pub(super) fn request(&mut self, r: &Record<'_>, f: &vote::RequestFacts<'_>) {
@@ -350,6 +378,84 @@ impl Elections {
         }
     }
 
+    /// The partition state for a key, unless the partition cap is reached (then counted).
+    fn part(&mut self, key: PartKey) -> Option<&mut PartState> {
+        if !self.parts.contains_key(&key) && self.parts.len() >= MAX_PARTS {
+            self.not_kept += 1;
+            return None;
+        }
+        Some(self.parts.entry(key).or_default())
+    }
+
+    /// BeginQuorumEpoch (a leader announces its epoch), EndQuorumEpoch (it resigns), or a
+    /// KRaft Fetch (kept only to learn the cluster id of its response).
+    pub(super) fn quorum_request(&mut self, r: &Record<'_>, f: &quorum::QuorumRequest<'_>) {
+        let at = At::of(r);
+        let cluster = f.cluster_id.map(str::to_string);
+        if let Some(v) = f.voter_id.filter(|v| *v >= 0) {
+            self.addr_nodes.insert(r.dst, v);
+        }
+        for p in &f.partitions {
+            let key = (cluster.clone(), p.topic.to_string(), p.partition);
+            let Some(part) = self.part(key) else { continue };
+            if p.leader_id >= 0 {
+                part.nodes.insert(p.leader_id);
+            }
+            if f.api == facts::BEGIN_QUORUM_EPOCH {
+                part.announced
+                    .entry(p.leader_epoch)
+                    .or_insert((p.leader_id, at));
+            } else if f.api == facts::END_QUORUM_EPOCH {
+                part.resigned
+                    .entry(p.leader_epoch)
+                    .or_insert_with(|| Resignation {
+                        leader: p.leader_id,
+                        at,
+                        preferred: p.preferred.clone(),
+                    });
+            }
+        }
+        if let Some(corr) = r.msg.correlation_id {
+            if self.quorum_pending.len() >= MAX_PENDING {
+                let mut frames: Vec<u64> = self.quorum_pending.values().map(|p| p.0).collect();
+                frames.sort_unstable();
+                let cut = frames.get(frames.len() / 2).copied().unwrap_or(0);
+                self.quorum_pending.retain(|_, p| p.0 >= cut);
+            }
+            self.quorum_pending
+                .insert((r.conn, corr), (at.packet, cluster));
+        }
+    }
+
+    /// The leader each partition of a Begin, End or KRaft Fetch response names.
+    pub(super) fn quorum_response(&mut self, r: &Record<'_>, f: &quorum::QuorumResponse<'_>) {
+        let at = At::of(r);
+        let pending = match (r.request_packet, r.msg.correlation_id) {
+            (Some(rf), Some(corr)) => self
+                .quorum_pending
+                .remove(&(r.conn, corr))
+                .filter(|p| p.0 == rf),
+            _ => None,
+        };
+        // A Fetch response is KRaft's only if its request carried a cluster id.
+        if f.api == facts::FETCH && pending.is_none() {
+            return;
+        }
+        let cluster = pending.and_then(|p| p.1);
+        for p in &f.partitions {
+            if p.leader_id < 0 || p.leader_epoch < 0 {
+                continue;
+            }
+            let key = (cluster.clone(), p.topic.to_string(), p.partition);
+            let Some(part) = self.part(key) else { continue };
+            part.nodes.insert(p.leader_id);
+            part.known
+                .entry((p.leader_epoch, p.leader_id))
+                .or_insert((at, 0))
+                .1 += 1;
+        }
+    }
+
     /// The timeline so far, and how many Vote requests were not kept.
     pub(super) fn build(&self) -> (Vec<PartitionElections>, u64) {
         let out = self
@@ -396,6 +502,9 @@ impl Elections {
             .collect();
         let mut all: BTreeSet<i32> = part.epochs.keys().copied().collect();
         all.extend(part.reports.keys().map(|(e, _)| *e).filter(|e| *e >= 0));
+        all.extend(part.known.keys().map(|(e, _)| *e).filter(|e| *e >= 0));
+        all.extend(part.announced.keys().copied().filter(|e| *e >= 0));
+        all.extend(part.resigned.keys().copied().filter(|e| *e >= 0));
         let mut epochs = Vec::new();
         for e in all {
             let cands = epochs_raw

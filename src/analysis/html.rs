@@ -51,7 +51,7 @@ pub fn render_html(a: &Analysis, title: &str) -> String {
     coordinators(&mut out, a, first);
     latencies(&mut out, a);
     errors(&mut out, a, first);
-    rebalances(&mut out, a);
+    rebalances(&mut out, a, first);
     let _ = write!(
         out,
         "</main>\n<footer>Written by kwire {}.</footer>\n</body>\n</html>\n",
@@ -172,7 +172,36 @@ fn partition(out: &mut String, p: &PartitionElections, i: usize, a: &Analysis, f
                 )
             })
             .collect();
-        let notes: Vec<String> = e.notes.iter().map(|n| html(n)).collect();
+        let mut notes: Vec<String> = Vec::new();
+        if let Some((l, at)) = e.announced {
+            notes.push(format!(
+                "node {l} announced itself leader (BeginQuorumEpoch) at {} [{}]",
+                rel(at, first),
+                at.packet
+            ));
+        }
+        if let Some(r) = &e.resigned {
+            let mut s = format!(
+                "node {} resigned (EndQuorumEpoch) at {} [{}]",
+                r.leader,
+                rel(r.at, first),
+                r.at.packet
+            );
+            if !r.preferred.is_empty() {
+                let list: Vec<String> = r.preferred.iter().map(|n| format!("node {n}")).collect();
+                let _ = write!(s, ", preferring {}", list.join(", "));
+            }
+            notes.push(s);
+        }
+        if let Some((l, at, n)) = e.known_from {
+            notes.push(format!(
+                "node {l} named leader by {n} BeginQuorumEpoch/EndQuorumEpoch/Fetch response{}, first at {} [{}]",
+                if n == 1 { "" } else { "s" },
+                rel(at, first),
+                at.packet
+            ));
+        }
+        notes.extend(e.notes.iter().map(|n| html(n)));
         let _ = writeln!(
             out,
             "<tr class=\"{o}\"><td class=\"n\">{}</td><td>{o}</td><td>{}</td>{}{}<td class=\"n\">{}</td>{}<td>{}</td><td>{}</td></tr>",
@@ -654,11 +683,87 @@ fn errors(out: &mut String, a: &Analysis, first: i64) {
 
 /// Consumer-group rebalances: the place for their section once the analysis
 /// exists (JoinGroup, SyncGroup, Heartbeat, LeaveGroup); it says so until then.
-fn rebalances(out: &mut String, _a: &Analysis) {
-    out.push_str(
-        "<section id=\"rebalances\">\n<h2>Consumer-group rebalances</h2>\n\
-         <p class=\"muted\">Not analysed by this version of kwire.</p>\n</section>\n",
-    );
+fn rebalances(out: &mut String, a: &Analysis, first: i64) {
+    out.push_str("<section id=\"rebalances\">\n<h2>Consumer-group rebalances</h2>\n");
+    if a.groups.is_empty() {
+        out.push_str(
+            "<p class=\"muted\">No JoinGroup, SyncGroup, Heartbeat or LeaveGroup traffic decoded \
+             (their schemas come from Kafka's jar; see --schemas).</p>\n",
+        );
+    }
+    let names =
+        |ms: &[String]| -> String { ms.iter().map(|m| html(m)).collect::<Vec<_>>().join(", ") };
+    for g in &a.groups {
+        let _ = writeln!(
+            out,
+            "<h3>Group <code>{}</code></h3>\n<p>{} rebalances, {} heartbeats, {} LeaveGroup members.</p>",
+            html(&g.group_id),
+            g.rebalances.len() as u64 + g.rebalances_not_kept,
+            g.heartbeats,
+            g.leaves.len() as u64 + g.leaves_not_kept
+        );
+        if g.rebalances_not_kept > 0 {
+            let _ = writeln!(
+                out,
+                "<p class=\"muted\">{} older rebalances not kept.</p>",
+                g.rebalances_not_kept
+            );
+        }
+        out.push_str(
+            "<table class=\"rebalances\"><thead><tr><th>Began</th><th>Generation</th><th>Protocol</th>\
+             <th>Leader</th><th>Members</th><th>Joined</th><th>Left</th><th>Dropped</th>\
+             <th>Completed</th><th>Duration</th><th>Errors</th></tr></thead><tbody>\n",
+        );
+        for r in &g.rebalances {
+            let protocol = format!(
+                "{}/{}",
+                html(r.protocol_type.as_deref().unwrap_or("-")),
+                html(r.protocol.as_deref().unwrap_or("-"))
+            );
+            let mut members = names(&r.members);
+            if r.members_not_kept > 0 {
+                let _ = write!(members, " and {} more", r.members_not_kept);
+            }
+            let errors: Vec<String> = r
+                .errors
+                .iter()
+                .map(|e| {
+                    format!(
+                        "{} <span class=\"err\">{}</span> ×{} ({})",
+                        api_label(e.api),
+                        error_label(e.code),
+                        e.count,
+                        names(&e.members)
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "<tr>{}<td class=\"n\">{}</td><td>{protocol}</td><td>{}</td><td>{members}</td>\
+                 <td>{}</td><td>{}</td><td>{}</td>{}<td class=\"n\">{}</td><td>{}</td></tr>",
+                at_cell(Some(r.began), first),
+                r.generation
+                    .map_or_else(|| "-".to_string(), |g| g.to_string()),
+                html(r.leader.as_deref().unwrap_or("-")),
+                names(&r.joined),
+                names(&r.left),
+                names(&r.dropped),
+                at_cell(r.completed, first),
+                r.duration_ns()
+                    .map_or_else(|| "-".to_string(), |d| latency(d / 1000)),
+                errors.join("<br>")
+            );
+        }
+        out.push_str("</tbody></table>\n");
+    }
+    if a.group_responses_without_request > 0 {
+        let _ = writeln!(
+            out,
+            "<p class=\"muted\">{} group responses without their request (their group is unknown).</p>",
+            a.group_responses_without_request
+        );
+    }
+    out.push_str("</section>\n");
 }
 
 #[cfg(test)]

@@ -63,6 +63,11 @@ fn epoch(e: &Epoch) -> Value {
         "epoch": e.epoch, "outcome": e.outcome.as_str(), "leader": e.leader,
         "began": at(e.began), "majority": at(e.majority), "reported": at(e.reported),
         "duration_us": e.duration_ns().map(|n| n / 1000),
+        "announced": e.announced.map(|(l, a)| json!({"leader": l, "frame": a.packet, "ts": ts(a.ts_ns)})),
+        "resigned": e.resigned.as_ref().map(|r| json!({"leader": r.leader, "frame": r.at.packet,
+            "ts": ts(r.at.ts_ns), "preferred": r.preferred})),
+        "known_from": e.known_from.map(|(l, a, n)| json!({"leader": l, "frame": a.packet,
+            "ts": ts(a.ts_ns), "responses": n})),
         "candidacies": e.candidacies.iter().map(candidacy).collect::<Vec<_>>(),
         "notes": e.notes,
     })
@@ -164,5 +169,9 @@ pub fn to_json(a: &Analysis) -> Value {
         "coordinator_answers_without_key": a.coordinator_answers_without_key,
         "coordinator_keys_not_kept": a.coordinator_keys_not_kept,
         "apis": a.apis.iter().map(api).collect::<Vec<_>>(),
+        "groups": a.groups.iter().map(super::groups_text::group_json).collect::<Vec<_>>(),
+        "groups_not_kept": a.groups_not_kept,
+        "group_requests_forgotten": a.group_requests_forgotten,
+        "group_responses_without_request": a.group_responses_without_request,
     })
 }

@@ -12,6 +12,8 @@
 mod apis;
 mod coordinators;
 mod elections;
+mod groups;
+mod groups_text;
 mod html;
 mod json;
 mod text;
@@ -21,12 +23,14 @@ pub use coordinators::{
     Asker, CoordinatorAnswer, CoordinatorChange, CoordinatorKey, Endpoint, key_type_name,
 };
 pub use elections::{
-    Ballot, Candidacy, Epoch, Outcome, PartitionElections, RepeatCandidate, Voter,
+    Ballot, Candidacy, Epoch, Outcome, PartitionElections, RepeatCandidate, Resignation, Voter,
 };
+pub use groups::{Group, GroupError, Leave, Rebalance};
 pub use html::render_html;
 pub use json::to_json;
 pub use text::render_text;
 
+use crate::apis::facts::{self, Feed};
 use crate::apis::{self as api_table, Track};
 use crate::codec::Kind;
 use crate::dissect::Record;
@@ -67,6 +71,14 @@ pub struct Analysis {
     pub coordinator_keys_not_kept: u64,
     /// Per API key, in key order; `api_key` None collects responses whose API is unknown.
     pub apis: Vec<ApiStats>,
+    /// One entry per consumer group that JoinGroup, SyncGroup, Heartbeat or LeaveGroup names.
+    pub groups: Vec<Group>,
+    /// Groups not tracked because the group cap was reached.
+    pub groups_not_kept: u64,
+    /// Group requests forgotten before their response (the pending cap was reached).
+    pub group_requests_forgotten: u64,
+    /// Group responses whose request was not captured (they do not name their group).
+    pub group_responses_without_request: u64,
 }
 
 /// Builds an [`Analysis`] from records fed in capture order.
@@ -78,6 +90,7 @@ pub struct Analyzer {
     elections: elections::Elections,
     coordinators: coordinators::Coordinators,
     apis: apis::Apis,
+    groups: groups::Groups,
 }
 
 impl Analyzer {
@@ -96,6 +109,9 @@ impl Analyzer {
             // Undecodable: a pending request it answers stays unanswered.
             return;
         };
+        if let Some(key) = m.api_key {
+            self.facts(r, key, body);
+        }
         let Some(api) = m.api_key.and_then(api_table::get) else {
             return;
         };
@@ -120,10 +136,39 @@ impl Analyzer {
         }
     }
 
+    /// The analyses fed by `apis::facts`.
+    fn facts(&mut self, r: &Record<'_>, key: i16, body: usize) {
+        let m = &r.msg;
+        match (facts::feed(key), m.kind) {
+            (Some(Feed::Groups), Kind::Request) => {
+                if let Some(f) = facts::group::request_facts(key, &m.tree, body) {
+                    self.groups.request(r, &f);
+                }
+            }
+            (Some(Feed::Groups), Kind::Response) => {
+                if let Some(f) = facts::group::response_facts(key, &m.tree, body) {
+                    self.groups.response(r, &f);
+                }
+            }
+            (Some(Feed::Quorum), Kind::Request) => {
+                if let Some(f) = facts::quorum::request_facts(key, &m.tree, body) {
+                    self.elections.quorum_request(r, &f);
+                }
+            }
+            (Some(Feed::Quorum), Kind::Response) => {
+                if let Some(f) = facts::quorum::response_facts(key, &m.tree, body) {
+                    self.elections.quorum_response(r, &f);
+                }
+            }
+            (None, _) => {}
+        }
+    }
+
     /// The analysis so far (it can be taken again after more records).
     pub fn analysis(&self) -> Analysis {
         let (elections, votes_not_kept) = self.elections.build();
         let c = self.coordinators.build();
+        let g = self.groups.build();
         Analysis {
             first_ts_ns: self.first_ts_ns,
             last_ts_ns: self.last_ts_ns,
@@ -134,6 +179,10 @@ impl Analyzer {
             coordinator_answers_without_key: c.without_key,
             coordinator_keys_not_kept: c.keys_not_kept,
             apis: self.apis.build(),
+            groups: g.groups,
+            groups_not_kept: g.groups_not_kept,
+            group_requests_forgotten: g.pending_forgotten,
+            group_responses_without_request: g.unpaired_responses,
         }
     }
 }

@@ -17,6 +17,10 @@ pub fn render_text(a: &Analysis, terminal: bool) -> String {
     out.push('\n');
     coordinators(&mut out, a, &rel);
     out.push('\n');
+    if !a.groups.is_empty() || a.group_responses_without_request > 0 {
+        super::groups_text::groups(&mut out, a, &rel);
+        out.push('\n');
+    }
     apis(&mut out, a);
     if terminal {
         histograms(&mut out, a);
@@ -122,6 +126,37 @@ fn epoch(out: &mut String, e: &Epoch, rel: &dyn Fn(At) -> String) {
         (_, _) => out.push_str(e.outcome.as_str()),
     }
     out.push('\n');
+    if let Some((l, at)) = e.announced {
+        let _ = writeln!(
+            out,
+            "    node {l} announced itself leader (BeginQuorumEpoch) at {} [{}]",
+            rel(at),
+            at.packet
+        );
+    }
+    if let Some((l, at, n)) = e.known_from {
+        let _ = writeln!(
+            out,
+            "    node {l} named leader by {n} BeginQuorumEpoch/EndQuorumEpoch/Fetch response{}, first at {} [{}]",
+            if n == 1 { "" } else { "s" },
+            rel(at),
+            at.packet
+        );
+    }
+    if let Some(r) = &e.resigned {
+        let _ = write!(
+            out,
+            "    node {} resigned (EndQuorumEpoch) at {} [{}]",
+            r.leader,
+            rel(r.at),
+            r.at.packet
+        );
+        if !r.preferred.is_empty() {
+            let list: Vec<String> = r.preferred.iter().map(|n| format!("node {n}")).collect();
+            let _ = write!(out, ", preferring {}", list.join(", "));
+        }
+        out.push('\n');
+    }
     for c in &e.candidacies {
         candidacy(out, c, rel);
     }

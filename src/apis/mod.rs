@@ -8,6 +8,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
+pub mod facts;
 pub mod find_coordinator;
 pub mod generic;
 pub mod vote;

@@ -51,7 +51,34 @@ pub(super) fn build_epoch(
             list.join(", ")
         ));
     }
-    let leader = first_report.map(|r| r.0).or(by_majority.map(|m| m.1));
+    let announced = part.announced.get(&e).copied();
+    let resigned = part.resigned.get(&e).cloned();
+    let known: Vec<(i32, At, u64)> = part
+        .known
+        .iter()
+        .filter(|((ep, _), _)| *ep == e)
+        .map(|((_, leader), (at, n))| (*leader, *at, *n))
+        .collect();
+    let known_from = known.iter().min_by_key(|(_, at, _)| *at).copied();
+    let leader = first_report
+        .map(|r| r.0)
+        .or(by_majority.map(|m| m.1))
+        .or(announced.map(|a| a.0))
+        .or(resigned.as_ref().map(|r| r.leader))
+        .or(known_from.map(|k| k.0));
+    let mut others: BTreeSet<i32> = known.iter().map(|k| k.0).collect();
+    others.extend(announced.map(|a| a.0));
+    others.extend(resigned.as_ref().map(|r| r.leader));
+    if let Some(l) = leader {
+        others.remove(&l);
+        if !others.is_empty() {
+            let list: Vec<String> = others.iter().map(|n| format!("node {n}")).collect();
+            notes.push(format!(
+                "BeginQuorumEpoch, EndQuorumEpoch or Fetch also name {} as leader",
+                list.join(", ")
+            ));
+        }
+    }
     if let (Some((_, m)), Some((r, ..))) = (by_majority, first_report) {
         if m != r {
             notes.push(format!(
@@ -73,6 +100,9 @@ pub(super) fn build_epoch(
         Outcome::Failed
     };
     match outcome {
+        Outcome::NotCaptured if first_report.is_none() => {
+            notes.push("no Vote request or response for this epoch in the capture".into());
+        }
         Outcome::NotCaptured => {
             notes.push("no Vote request for this epoch in the capture".into());
         }
@@ -123,6 +153,9 @@ pub(super) fn build_epoch(
         // The majority is the winner's; a different candidate's is only in the notes.
         majority: by_majority.filter(|m| Some(m.1) == leader).map(|m| m.0),
         reported: first_report.map(|r| r.1),
+        announced,
+        resigned,
+        known_from,
         candidacies,
         notes,
     }
