@@ -455,6 +455,8 @@ mod tests {
             warnings: Vec::new(),
             msg,
             version_source: None,
+            file: 0,
+            topic_names: crate::topics::IdNames::default(),
         }
     }
 
