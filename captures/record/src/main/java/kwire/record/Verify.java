@@ -29,7 +29,13 @@ import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.VoteRequest;
 import org.apache.kafka.common.requests.VoteResponse;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
 import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.ProduceResponse;
 import org.apache.kafka.common.requests.HeartbeatResponse;
 import org.apache.kafka.common.requests.JoinGroupRequest;
 import org.apache.kafka.common.requests.JoinGroupResponse;
@@ -51,6 +57,7 @@ import org.apache.kafka.common.requests.SyncGroupResponse;
  * counts per API and version, the errors each response carries, and one line per
  * Vote, FindCoordinator, SASL and classic group membership exchange. SASL lines
  * give the mechanism and the sizes of the auth bytes, never their content.
+ * Produce, Fetch and Metadata lines give the topic ids (UUID form) and names.
  *
  * <p>Usage: Verify FILE.pcap SERVER_PORT...
  */
@@ -196,7 +203,20 @@ public final class Verify {
         }
     }
 
+    /** A topic id as kwire and most tools print it (not Kafka's base64). */
+    private static String uuid(Uuid id) {
+        return new java.util.UUID(id.getMostSignificantBits(), id.getLeastSignificantBits()).toString();
+    }
+
     private static String describeRequest(AbstractRequest body) {
+        if (body instanceof ProduceRequest pr) {
+            return "topics=" + pr.data().topicData().stream()
+                .map(t -> uuid(t.topicId()) + "/" + t.name()).collect(Collectors.joining(","));
+        }
+        if (body instanceof FetchRequest fr) {
+            return "topics=" + fr.data().topics().stream()
+                .map(t -> uuid(t.topicId()) + "/" + t.topic()).collect(Collectors.joining(","));
+        }
         if (body instanceof SaslHandshakeRequest h) {
             return "mechanism=" + h.data().mechanism();
         }
@@ -239,6 +259,18 @@ public final class Verify {
     }
 
     private static String describeResponse(AbstractResponse rsp) {
+        if (rsp instanceof ProduceResponse pr) {
+            return "topics=" + pr.data().responses().stream()
+                .map(t -> uuid(t.topicId()) + "/" + t.name()).collect(Collectors.joining(","));
+        }
+        if (rsp instanceof FetchResponse fr) {
+            return "topics=" + fr.data().responses().stream()
+                .map(t -> uuid(t.topicId()) + "/" + t.topic()).collect(Collectors.joining(","));
+        }
+        if (rsp instanceof MetadataResponse mr) {
+            return "topics=" + mr.data().topics().stream()
+                .map(t -> uuid(t.topicId()) + "/" + t.name()).collect(Collectors.joining(","));
+        }
         if (rsp instanceof SaslHandshakeResponse h) {
             return "error=" + Errors.forCode(h.data().errorCode()).name() + " mechanisms=" + h.data().mechanisms();
         }
