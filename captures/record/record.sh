@@ -410,11 +410,91 @@ scenario_consumer_group_librdkafka() {
     capture_stop
 }
 
+# ---------------------------------------------------------------- issue 13 scenarios
+# Topic admin, SASL, a rebalancing group and topic ids. Each one also writes
+# captures/verify/<scenario>.txt, Kafka's own parsers' view (Verify), the truth
+# kwire's tests compare with.
+SCENARIOS+=(topic-admin sasl-plain-scram group-rebalance produce-fetch-topic-ids)
+SASL_PLAIN_PORT="${KWIRE_SASL_PLAIN_PORT:-19395}"
+SASL_SCRAM_PORT="${KWIRE_SASL_SCRAM_PORT:-19396}"
+
+# write_truth NAME PORT...: Verify's output for captures/NAME.pcap, path relative.
+write_truth() {
+    local name="$1"; shift
+    mkdir -p "$OUT/verify"
+    (cd "$OUT" && "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.Verify "$name.pcap" "$@") \
+        >"$OUT/verify/$name.txt"
+    log "verify/$name.txt: $(sed -n 3p "$OUT/verify/$name.txt")"
+}
+
+scenario_topic_admin() {
+    ensure_broker
+    capture_start topic-admin "$BROKER_PORT"
+    run_client 90 "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.TopicAdmin \
+        "127.0.0.1:$BROKER_PORT" kwire-admin-topic "$BROKER_ID"
+    capture_stop
+    write_truth topic-admin "$BROKER_PORT"
+}
+
+# sasl-plain-scram: restart the broker with two more listeners, SASL_PLAINTEXT
+# with PLAIN and with SCRAM-SHA-256 (test credentials only), set the SCRAM
+# credential outside the capture, then write one record through each.
+scenario_sasl_plain_scram() {
+    ensure_quorum
+    stop broker
+    local f="$RUN/broker.properties"
+    if ! grep -q '^listener.name.saslplain' "$f"; then
+        sed -i -e "s|^listeners=.*|&,SASLPLAIN://127.0.0.1:$SASL_PLAIN_PORT,SASLSCRAM://127.0.0.1:$SASL_SCRAM_PORT|" \
+            -e "s|^advertised.listeners=.*|&,SASLPLAIN://127.0.0.1:$SASL_PLAIN_PORT,SASLSCRAM://127.0.0.1:$SASL_SCRAM_PORT|" \
+            -e "s|^listener.security.protocol.map=.*|&,SASLPLAIN:SASL_PLAINTEXT,SASLSCRAM:SASL_PLAINTEXT|" "$f"
+        cat >>"$f" <<'EOF2'
+listener.name.saslplain.sasl.enabled.mechanisms=PLAIN
+listener.name.saslplain.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_kwire-plain="kwire-plain-test-secret";
+listener.name.saslscram.sasl.enabled.mechanisms=SCRAM-SHA-256
+listener.name.saslscram.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+EOF2
+    fi
+    start_broker
+    wait_listen "$SASL_SCRAM_PORT" 30
+    run_client 60 "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.SaslClients scram-user \
+        "127.0.0.1:$BROKER_PORT" kwire-scram kwire-scram-test-secret
+    capture_start sasl-plain-scram "$SASL_PLAIN_PORT" "$SASL_SCRAM_PORT"
+    run_client 60 "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.SaslClients produce \
+        "127.0.0.1:$SASL_PLAIN_PORT" PLAIN kwire-plain kwire-plain-test-secret "$TOPIC"
+    run_client 60 "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.SaslClients produce \
+        "127.0.0.1:$SASL_SCRAM_PORT" SCRAM-SHA-256 kwire-scram kwire-scram-test-secret "$TOPIC"
+    capture_stop
+    write_truth sasl-plain-scram "$SASL_PLAIN_PORT" "$SASL_SCRAM_PORT"
+}
+
+# group-rebalance: three classic members of one group on a 3-partition topic
+# (created outside the capture): join, join, join, one expires, one leaves.
+scenario_group_rebalance() {
+    ensure_broker
+    run_client 60 "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.TopicAdmin \
+        "127.0.0.1:$BROKER_PORT" kwire-rebalance-topic "$BROKER_ID" create 3
+    capture_start group-rebalance "$BROKER_PORT"
+    run_client 180 "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.GroupRebalance \
+        "127.0.0.1:$BROKER_PORT" kwire-rebalance-topic kwire-rebalance-group
+    capture_stop
+    write_truth group-rebalance "$BROKER_PORT"
+}
+
+scenario_produce_fetch_topic_ids() {
+    ensure_broker
+    capture_start produce-fetch-topic-ids "$BROKER_PORT"
+    run_client 90 "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.TopicIdsProduceFetch \
+        "127.0.0.1:$BROKER_PORT" kwire-topic-ids 3
+    capture_stop
+    write_truth produce-fetch-topic-ids "$BROKER_PORT"
+}
+
 # ---------------------------------------------------------------- verify
 # capture_ports NAME: the Kafka server ports a capture was filtered on.
 capture_ports() {
     case "$1" in
         kraft-*) echo "${CTRL_PORTS[*]}" ;;
+        sasl-*) echo "$SASL_PLAIN_PORT $SASL_SCRAM_PORT" ;;
         *) echo "$BROKER_PORT" ;;
     esac
 }

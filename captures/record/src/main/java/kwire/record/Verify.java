@@ -29,6 +29,24 @@ import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.VoteRequest;
 import org.apache.kafka.common.requests.VoteResponse;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.requests.FetchRequest;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.HeartbeatRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.ProduceResponse;
+import org.apache.kafka.common.requests.HeartbeatResponse;
+import org.apache.kafka.common.requests.JoinGroupRequest;
+import org.apache.kafka.common.requests.JoinGroupResponse;
+import org.apache.kafka.common.requests.LeaveGroupRequest;
+import org.apache.kafka.common.requests.LeaveGroupResponse;
+import org.apache.kafka.common.requests.SaslAuthenticateRequest;
+import org.apache.kafka.common.requests.SaslAuthenticateResponse;
+import org.apache.kafka.common.requests.SaslHandshakeRequest;
+import org.apache.kafka.common.requests.SaslHandshakeResponse;
+import org.apache.kafka.common.requests.SyncGroupRequest;
+import org.apache.kafka.common.requests.SyncGroupResponse;
 
 /**
  * A second opinion on a capture from Kafka's own parsers: reads a pcap
@@ -37,7 +55,9 @@ import org.apache.kafka.common.requests.VoteResponse;
  * kafka-clients' RequestHeader/AbstractRequest and responses with
  * AbstractResponse (matched by correlation id on the same connection), and prints
  * counts per API and version, the errors each response carries, and one line per
- * Vote and FindCoordinator exchange.
+ * Vote, FindCoordinator, SASL and classic group membership exchange. SASL lines
+ * give the mechanism and the sizes of the auth bytes, never their content.
+ * Produce, Fetch and Metadata lines give the topic ids (UUID form) and names.
  *
  * <p>Usage: Verify FILE.pcap SERVER_PORT...
  */
@@ -183,7 +203,42 @@ public final class Verify {
         }
     }
 
+    /** A topic id as kwire and most tools print it (not Kafka's base64). */
+    private static String uuid(Uuid id) {
+        return new java.util.UUID(id.getMostSignificantBits(), id.getLeastSignificantBits()).toString();
+    }
+
     private static String describeRequest(AbstractRequest body) {
+        if (body instanceof ProduceRequest pr) {
+            return "topics=" + pr.data().topicData().stream()
+                .map(t -> uuid(t.topicId()) + "/" + t.name()).collect(Collectors.joining(","));
+        }
+        if (body instanceof FetchRequest fr) {
+            return "topics=" + fr.data().topics().stream()
+                .map(t -> uuid(t.topicId()) + "/" + t.topic()).collect(Collectors.joining(","));
+        }
+        if (body instanceof SaslHandshakeRequest h) {
+            return "mechanism=" + h.data().mechanism();
+        }
+        if (body instanceof SaslAuthenticateRequest a) {
+            return "authBytes=" + a.data().authBytes().length + " bytes";
+        }
+        if (body instanceof JoinGroupRequest j) {
+            return String.format("group=%s memberId=%s sessionTimeoutMs=%d", j.data().groupId(),
+                j.data().memberId(), j.data().sessionTimeoutMs());
+        }
+        if (body instanceof SyncGroupRequest g) {
+            return String.format("group=%s memberId=%s generation=%d assignments=%d", g.data().groupId(),
+                g.data().memberId(), g.data().generationId(), g.data().assignments().size());
+        }
+        if (body instanceof HeartbeatRequest h) {
+            return String.format("group=%s memberId=%s generation=%d", h.data().groupId(),
+                h.data().memberId(), h.data().generationId());
+        }
+        if (body instanceof LeaveGroupRequest l) {
+            return "group=" + l.data().groupId() + " members=" + l.data().members().stream()
+                .map(m -> m.memberId()).collect(Collectors.joining(","));
+        }
         if (body instanceof VoteRequest v) {
             VoteRequestData d = v.data();
             StringBuilder sb = new StringBuilder("voterId=" + d.voterId());
@@ -204,6 +259,40 @@ public final class Verify {
     }
 
     private static String describeResponse(AbstractResponse rsp) {
+        if (rsp instanceof ProduceResponse pr) {
+            return "topics=" + pr.data().responses().stream()
+                .map(t -> uuid(t.topicId()) + "/" + t.name()).collect(Collectors.joining(","));
+        }
+        if (rsp instanceof FetchResponse fr) {
+            return "topics=" + fr.data().responses().stream()
+                .map(t -> uuid(t.topicId()) + "/" + t.topic()).collect(Collectors.joining(","));
+        }
+        if (rsp instanceof MetadataResponse mr) {
+            return "topics=" + mr.data().topics().stream()
+                .map(t -> uuid(t.topicId()) + "/" + t.name()).collect(Collectors.joining(","));
+        }
+        if (rsp instanceof SaslHandshakeResponse h) {
+            return "error=" + Errors.forCode(h.data().errorCode()).name() + " mechanisms=" + h.data().mechanisms();
+        }
+        if (rsp instanceof SaslAuthenticateResponse a) {
+            return String.format("error=%s authBytes=%d bytes sessionLifetimeMs=%d",
+                Errors.forCode(a.data().errorCode()).name(), a.data().authBytes().length,
+                a.data().sessionLifetimeMs());
+        }
+        if (rsp instanceof JoinGroupResponse j) {
+            return String.format("error=%s generation=%d leader=%s memberId=%s members=%d",
+                Errors.forCode(j.data().errorCode()).name(), j.data().generationId(), j.data().leader(),
+                j.data().memberId(), j.data().members().size());
+        }
+        if (rsp instanceof SyncGroupResponse g) {
+            return "error=" + Errors.forCode(g.data().errorCode()).name();
+        }
+        if (rsp instanceof HeartbeatResponse h) {
+            return "error=" + Errors.forCode(h.data().errorCode()).name();
+        }
+        if (rsp instanceof LeaveGroupResponse l) {
+            return "error=" + Errors.forCode(l.data().errorCode()).name();
+        }
         if (rsp instanceof VoteResponse v) {
             VoteResponseData d = v.data();
             StringBuilder sb = new StringBuilder("error=" + Errors.forCode(d.errorCode()).name());
