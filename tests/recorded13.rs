@@ -291,10 +291,8 @@ fn sasl_shows_mechanism_and_user_only_unless_show_secrets() {
             .lines()
             .find(|l| l.split_whitespace().next() == Some(&frame.to_string()))
             .unwrap();
-        assert!(
-            line.contains(&format!("AuthBytes=\"{redacted}\"")),
-            "{line}"
-        );
+        // The summary names the count of auth bytes, never the bytes.
+        assert!(line.contains(&format!(" {n} auth bytes")), "{line}");
         assert!(tree.contains(&redacted), "frame {frame}: tree");
         if let Some(user) = m["body"]["_sasl_user"].as_str() {
             let mech = m["body"]["_sasl_mechanism"].as_str().unwrap().to_owned();
