@@ -12,5 +12,6 @@ pub mod net;
 pub mod pipeline;
 pub mod synth;
 pub mod tcp;
+pub mod tls;
 pub mod tui;
 pub mod view;
