@@ -2,11 +2,13 @@
 # Records kwire's fixture captures from a real Apache Kafka 4.4.0 KRaft cluster
 # (3 controllers + 1 broker, all on 127.0.0.1) with tcpdump on lo.
 #
-# usage: record.sh all | SCENARIO... | verify
+# usage: record.sh all | SCENARIO... | verify | tshark-tls NAME
 #   scenarios: kraft-initial-election kraft-reelection consumer-group-java
 #              transactional-producer consumer-group-kafka-python
-#              consumer-group-librdkafka
+#              consumer-group-librdkafka tls-kafka-python
 #   env: KWIRE_CTRL_PORTS (default "19301 19302 19303"), KWIRE_BROKER_PORT (19392),
+#        KWIRE_BROKER_TLS_PORTS (default "19393 19394 19395": SSL listeners, any
+#        suite / TLS 1.3 AES-128-GCM only / TLS 1.3 ChaCha20-Poly1305 only),
 #        KWIRE_RUN_DIR (default run/ here: the cluster's configs, data and logs)
 #
 # Writes captures/<scenario>.pcap; `verify` prints what tshark and Kafka's own
@@ -26,6 +28,11 @@ VENV="$HERE/.venv"
 
 read -r -a CTRL_PORTS <<<"${KWIRE_CTRL_PORTS:-19301 19302 19303}"
 BROKER_PORT="${KWIRE_BROKER_PORT:-19392}"
+read -r -a TLS_PORTS <<<"${KWIRE_BROKER_TLS_PORTS:-19393 19394 19395}"
+# The broker gets its SSL listeners only when a TLS scenario runs (set in main).
+WITH_TLS=0
+# Password of the throw-away test keystore made at record time.
+TLS_PASS="kwire-test"
 BROKER_ID=4
 # A fixed cluster id (base64url of the 16 bytes "kwire-captures01") keeps runs alike.
 CLUSTER_ID="a3dpcmUtY2FwdHVyZXMwMQ"
@@ -38,7 +45,8 @@ JVM_OPTS=(-Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1
           -Djava.awt.headless=true "-Dlog4j2.configurationFile=$HERE/log4j2.properties")
 
 SCENARIOS=(kraft-initial-election kraft-reelection consumer-group-java
-           transactional-producer consumer-group-kafka-python consumer-group-librdkafka)
+           transactional-producer consumer-group-kafka-python consumer-group-librdkafka
+           tls-kafka-python)
 
 usage() {
     echo "usage: $(basename "$0") all | SCENARIO... | verify" >&2
@@ -161,14 +169,21 @@ controller.quorum.election.backoff.max.ms=1000
 log.dirs=$RUN/c$id-data
 EOF
     done
+    local listeners="PLAINTEXT://127.0.0.1:$BROKER_PORT" protomap="CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT"
+    if ((WITH_TLS)); then
+        make_certs
+        listeners+=",SSL://127.0.0.1:${TLS_PORTS[0]},TLSAES128://127.0.0.1:${TLS_PORTS[1]}"
+        listeners+=",TLSCHACHA://127.0.0.1:${TLS_PORTS[2]}"
+        protomap+=",SSL:SSL,TLSAES128:SSL,TLSCHACHA:SSL"
+    fi
     cat >"$RUN/broker.properties" <<EOF
 process.roles=broker
 node.id=$BROKER_ID
-listeners=PLAINTEXT://127.0.0.1:$BROKER_PORT
-advertised.listeners=PLAINTEXT://127.0.0.1:$BROKER_PORT
+listeners=$listeners
+advertised.listeners=$listeners
 inter.broker.listener.name=PLAINTEXT
 controller.listener.names=CONTROLLER
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=$protomap
 controller.quorum.voters=$(voters)
 log.dirs=$RUN/broker-data
 num.partitions=1
@@ -180,12 +195,41 @@ transaction.state.log.min.isr=1
 transaction.state.log.num.partitions=3
 group.initial.rebalance.delay.ms=0
 EOF
+    if ((WITH_TLS)); then
+        cat >>"$RUN/broker.properties" <<EOF
+ssl.keystore.type=PKCS12
+ssl.keystore.location=$RUN/tls/broker.p12
+ssl.keystore.password=$TLS_PASS
+ssl.key.password=$TLS_PASS
+ssl.client.auth=none
+listener.name.tlsaes128.ssl.enabled.protocols=TLSv1.3
+listener.name.tlsaes128.ssl.cipher.suites=TLS_AES_128_GCM_SHA256
+listener.name.tlschacha.ssl.enabled.protocols=TLSv1.3
+listener.name.tlschacha.ssl.cipher.suites=TLS_CHACHA20_POLY1305_SHA256
+EOF
+    fi
     for id in c1 c2 c3 broker; do
         "${JAVA[@]}" kafka.tools.StorageTool format -t "$CLUSTER_ID" \
             -c "$RUN/$id.properties" >>"$RUN/format.log" 2>&1 \
             || die "formatting $id failed (see $RUN/format.log)"
     done
     log "formatted cluster $CLUSTER_ID in run/"
+}
+
+# make_certs: a throw-away self-signed RSA certificate for 127.0.0.1 (keytool),
+# as the broker's PKCS12 keystore and as the clients' CA file. Made at record
+# time in run/tls/, never committed.
+make_certs() {
+    mkdir -p "$RUN/tls"
+    rm -f "$RUN/tls/broker.p12" "$RUN/tls/ca.pem"
+    keytool -genkeypair -alias broker -keyalg RSA -keysize 2048 -validity 30 \
+        -dname "CN=127.0.0.1" -ext "SAN=IP:127.0.0.1,DNS:localhost" \
+        -keystore "$RUN/tls/broker.p12" -storetype PKCS12 \
+        -storepass "$TLS_PASS" -keypass "$TLS_PASS" >>"$RUN/format.log" 2>&1 \
+        || die "keytool failed (see $RUN/format.log)"
+    keytool -exportcert -rfc -alias broker -keystore "$RUN/tls/broker.p12" \
+        -storepass "$TLS_PASS" -file "$RUN/tls/ca.pem" >>"$RUN/format.log" 2>&1 \
+        || die "keytool -exportcert failed (see $RUN/format.log)"
 }
 
 # start_node NAME: start controller c1..c3 or the broker from run/NAME.properties.
@@ -244,6 +288,10 @@ ensure_quorum() {
 start_broker() {
     start_node broker
     wait_listen "$BROKER_PORT" 90
+    if ((WITH_TLS)); then
+        local p
+        for p in "${TLS_PORTS[@]}"; do wait_listen "$p" 30; done
+    fi
     log "broker listens on 127.0.0.1:$BROKER_PORT"
 }
 
@@ -410,6 +458,46 @@ scenario_consumer_group_librdkafka() {
     capture_stop
 }
 
+# tls-kafka-python: kafka-python producers and consumer groups on the SSL
+# listeners, each run with its own TLS version and cipher suite, all writing
+# their secrets to captures/tls-kafka-python.keys (test keys only).
+TLS_RUNS=(
+    "1 tls13"                                  # TLS_AES_128_GCM_SHA256 (listener allows only it)
+    "0 tls13"                                  # the broker's pick: TLS_AES_256_GCM_SHA384
+    "2 tls13"                                  # TLS_CHACHA20_POLY1305_SHA256
+    "0 tls12:ECDHE-RSA-AES128-GCM-SHA256"      # 0xC02F
+    "0 tls12:ECDHE-RSA-CHACHA20-POLY1305"      # 0xCCA8
+    "0 tls12:AES256-GCM-SHA384"                # 0x009D, RSA key exchange
+)
+scenario_tls_kafka_python() {
+    setup_python
+    ensure_broker
+    local keys="$OUT/tls-kafka-python.keys" run idx mode
+    rm -f "$keys"
+    capture_start tls-kafka-python "${TLS_PORTS[@]}"
+    for run in "${TLS_RUNS[@]}"; do
+        read -r idx mode <<<"$run"
+        run_client 120 "$VENV/bin/python" "$HERE/clients/kafka_python_tls.py" \
+            "127.0.0.1:${TLS_PORTS[$idx]}" kwire-tls "kwire-tls-group-$idx-${mode//[:]/-}" 3 \
+            "$RUN/tls/ca.pem" "$keys" "$mode"
+    done
+    capture_stop
+    chmod 644 "$keys"
+}
+
+# tshark_tls NAME: what tshark finds inside the TLS of a capture, decrypted with
+# its key log and decoded as Kafka: one line per Kafka message, tab-separated
+# frame, tcp stream, request key, version, correlation id, response key.
+tshark_tls() {
+    local f="$OUT/$1.pcap" k="$OUT/$1.keys" port dargs=()
+    for port in "${TLS_PORTS[@]}"; do
+        dargs+=(-d "tcp.port==$port,tls" -d "tls.port==$port,kafka")
+    done
+    tshark -r "$f" -o "tls.keylog_file:$k" "${dargs[@]}" -Y kafka -T fields \
+        -e frame.number -e tcp.stream -e kafka.request_key -e kafka.api_version \
+        -e kafka.correlation_id -e kafka.response_key 2>/dev/null
+}
+
 # ---------------------------------------------------------------- verify
 # capture_ports NAME: the Kafka server ports a capture was filtered on.
 capture_ports() {
@@ -428,6 +516,12 @@ verify() {
     for s in "${SCENARIOS[@]}"; do
         f="$OUT/$s.pcap"
         [[ -f "$f" ]] || { echo "== $s.pcap: missing"; continue; }
+        if [[ "$s" == tls-* ]]; then
+            echo "== $s.pcap ($(stat -c %s "$f") bytes), decrypted with $s.keys"
+            tshark_tls "$s" | awk -F'\t' '$3 != "" { n[$3 "/v" $4]++ }
+                END { for (x in n) print "  request  " x ": " n[x] }' | sort -V
+            continue
+        fi
         read -r -a ports <<<"$(capture_ports "$s")"
         dargs=()
         for port in "${ports[@]}"; do dargs+=(-d "tcp.port==$port,kafka"); done
@@ -454,6 +548,11 @@ verify() {
 # ---------------------------------------------------------------- main
 main() {
     (($#)) || usage
+    if [[ "$1" == tshark-tls ]]; then
+        (($# == 2)) || usage
+        tshark_tls "$2"
+        exit 0
+    fi
     if [[ "$1" == verify ]]; then
         (($# == 1)) || usage
         setup_java
@@ -466,6 +565,7 @@ main() {
     fi
     for s in "$@"; do
         [[ " ${SCENARIOS[*]} " == *" $s "* ]] || usage
+        if [[ "$s" == tls-* ]]; then WITH_TLS=1; fi
     done
     command -v tcpdump >/dev/null || die "tcpdump is missing (apt-get install -y tcpdump)"
     command -v java >/dev/null || die "java is missing"
