@@ -5,7 +5,7 @@
 # usage: record.sh all | SCENARIO... | verify | tshark-tls NAME
 #   scenarios: kraft-initial-election kraft-reelection consumer-group-java
 #              transactional-producer consumer-group-kafka-python
-#              consumer-group-librdkafka tls-kafka-python
+#              consumer-group-librdkafka tls-kafka-python tls-kraft-election
 #   env: KWIRE_CTRL_PORTS (default "19301 19302 19303"), KWIRE_BROKER_PORT (19392),
 #        KWIRE_BROKER_TLS_PORTS (default "19393 19394 19395": SSL listeners, any
 #        suite / TLS 1.3 AES-128-GCM only / TLS 1.3 ChaCha20-Poly1305 only),
@@ -33,6 +33,13 @@ read -r -a TLS_PORTS <<<"${KWIRE_BROKER_TLS_PORTS:-19393 19394 19395}"
 WITH_TLS=0
 # Password of the throw-away test keystore made at record time.
 TLS_PASS="kwire-test"
+# The controllers' listener uses SSL too (tls-kraft-election only).
+TLS_CONTROLLERS=0
+# Java has no key log of its own: the extract-tls-secrets agent (Maven Central
+# name.neykov:extract-tls-secrets, https://github.com/neykov/extract-tls-secrets)
+# writes one per JVM; start_node passes AGENT_FOR[name] when set.
+AGENT_VERSION="4.0.0"
+declare -A AGENT_FOR=()
 BROKER_ID=4
 # A fixed cluster id (base64url of the 16 bytes "kwire-captures01") keeps runs alike.
 CLUSTER_ID="a3dpcmUtY2FwdHVyZXMwMQ"
@@ -46,7 +53,7 @@ JVM_OPTS=(-Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1
 
 SCENARIOS=(kraft-initial-election kraft-reelection consumer-group-java
            transactional-producer consumer-group-kafka-python consumer-group-librdkafka
-           tls-kafka-python)
+           tls-kafka-python tls-kraft-election)
 
 usage() {
     echo "usage: $(basename "$0") all | SCENARIO... | verify" >&2
@@ -148,12 +155,14 @@ voters() {
 # fresh_cluster: new data dirs and configs, storage formatted. Static quorum
 # (controller.quorum.voters), so every node is formatted alike with one command.
 fresh_cluster() {
-    local id port
+    local id port ctrl_proto=PLAINTEXT
+    if ((TLS_CONTROLLERS)); then ctrl_proto=SSL; fi
     for port in "${CTRL_PORTS[@]}" "$BROKER_PORT"; do
         port_free "$port" || die "port $port is taken; set KWIRE_CTRL_PORTS / KWIRE_BROKER_PORT"
     done
     rm -rf "$RUN"
     mkdir -p "$RUN"
+    if ((WITH_TLS)); then make_certs; fi
     for id in 1 2 3; do
         port="${CTRL_PORTS[$((id - 1))]}"
         cat >"$RUN/c$id.properties" <<EOF
@@ -161,17 +170,17 @@ process.roles=controller
 node.id=$id
 listeners=CONTROLLER://127.0.0.1:$port
 controller.listener.names=CONTROLLER
-listener.security.protocol.map=CONTROLLER:PLAINTEXT
+listener.security.protocol.map=CONTROLLER:$ctrl_proto
 controller.quorum.voters=$(voters)
 controller.quorum.election.timeout.ms=1000
 controller.quorum.fetch.timeout.ms=2000
 controller.quorum.election.backoff.max.ms=1000
 log.dirs=$RUN/c$id-data
 EOF
+        if ((TLS_CONTROLLERS)); then tls_props >>"$RUN/c$id.properties"; fi
     done
-    local listeners="PLAINTEXT://127.0.0.1:$BROKER_PORT" protomap="CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT"
+    local listeners="PLAINTEXT://127.0.0.1:$BROKER_PORT" protomap="CONTROLLER:$ctrl_proto,PLAINTEXT:PLAINTEXT"
     if ((WITH_TLS)); then
-        make_certs
         listeners+=",SSL://127.0.0.1:${TLS_PORTS[0]},TLSAES128://127.0.0.1:${TLS_PORTS[1]}"
         listeners+=",TLSCHACHA://127.0.0.1:${TLS_PORTS[2]}"
         protomap+=",SSL:SSL,TLSAES128:SSL,TLSCHACHA:SSL"
@@ -196,12 +205,8 @@ transaction.state.log.num.partitions=3
 group.initial.rebalance.delay.ms=0
 EOF
     if ((WITH_TLS)); then
+        tls_props >>"$RUN/broker.properties"
         cat >>"$RUN/broker.properties" <<EOF
-ssl.keystore.type=PKCS12
-ssl.keystore.location=$RUN/tls/broker.p12
-ssl.keystore.password=$TLS_PASS
-ssl.key.password=$TLS_PASS
-ssl.client.auth=none
 listener.name.tlsaes128.ssl.enabled.protocols=TLSv1.3
 listener.name.tlsaes128.ssl.cipher.suites=TLS_AES_128_GCM_SHA256
 listener.name.tlschacha.ssl.enabled.protocols=TLSv1.3
@@ -230,12 +235,44 @@ make_certs() {
     keytool -exportcert -rfc -alias broker -keystore "$RUN/tls/broker.p12" \
         -storepass "$TLS_PASS" -file "$RUN/tls/ca.pem" >>"$RUN/format.log" 2>&1 \
         || die "keytool -exportcert failed (see $RUN/format.log)"
+    keytool -importcert -noprompt -alias broker -file "$RUN/tls/ca.pem" \
+        -keystore "$RUN/tls/trust.p12" -storetype PKCS12 -storepass "$TLS_PASS" \
+        >>"$RUN/format.log" 2>&1 || die "keytool -importcert failed (see $RUN/format.log)"
+}
+
+# setup_agent: fetch the key-log agent for the Java nodes into lib/agent/.
+setup_agent() {
+    local jar="$HERE/lib/agent/extract-tls-secrets-$AGENT_VERSION.jar"
+    if [[ ! -f "$jar" ]]; then
+        log "fetching extract-tls-secrets $AGENT_VERSION into lib/agent/"
+        (cd "$HERE" && mvn -q -B dependency:copy \
+            "-Dartifact=name.neykov:extract-tls-secrets:$AGENT_VERSION" \
+            -DoutputDirectory="$HERE/lib/agent")
+    fi
+    AGENT_JAR="$jar"
+}
+
+# tls_props: the SSL settings every node shares (its keystore, and the
+# certificate as truststore for the controller connections it opens).
+tls_props() {
+    cat <<EOF
+ssl.keystore.type=PKCS12
+ssl.keystore.location=$RUN/tls/broker.p12
+ssl.keystore.password=$TLS_PASS
+ssl.key.password=$TLS_PASS
+ssl.truststore.type=PKCS12
+ssl.truststore.location=$RUN/tls/trust.p12
+ssl.truststore.password=$TLS_PASS
+ssl.client.auth=none
+EOF
 }
 
 # start_node NAME: start controller c1..c3 or the broker from run/NAME.properties.
 start_node() {
     local name="$1"
-    "${JAVA[@]}" kafka.Kafka "$RUN/$name.properties" >>"$RUN/$name.log" 2>&1 &
+    local agent=()
+    if [[ -n "${AGENT_FOR[$name]:-}" ]]; then agent=("-javaagent:$AGENT_JAR=${AGENT_FOR[$name]}"); fi
+    "${JAVA[@]}" "${agent[@]}" kafka.Kafka "$RUN/$name.properties" >>"$RUN/$name.log" 2>&1 &
     PIDS[$name]=$!
     log "started $name (pid ${PIDS[$name]})"
 }
@@ -485,12 +522,36 @@ scenario_tls_kafka_python() {
     chmod 644 "$keys"
 }
 
+# tls-kraft-election: like kraft-initial-election, but the controllers talk SSL
+# (TLS 1.3, Java's choice of suite) and each JVM writes its key log through the
+# agent; the logs are merged into captures/tls-kraft-election.keys.
+scenario_tls_kraft_election() {
+    stop broker; stop c1; stop c2; stop c3
+    setup_agent
+    TLS_CONTROLLERS=1
+    local keys="$OUT/tls-kraft-election.keys" id
+    rm -f "$keys"
+    fresh_cluster
+    for id in 1 2 3; do AGENT_FOR[c$id]="$RUN/keys-c$id.log"; done
+    capture_start tls-kraft-election "${CTRL_PORTS[@]}"
+    start_quorum
+    sleep 3
+    capture_stop
+    stop c1; stop c2; stop c3
+    AGENT_FOR=()
+    # Both ends log each session: keep every line once.
+    cat "$RUN"/keys-c*.log | sort -u >"$keys"
+    chmod 644 "$keys"
+}
+
 # tshark_tls NAME: what tshark finds inside the TLS of a capture, decrypted with
 # its key log and decoded as Kafka: one line per Kafka message, tab-separated
 # frame, tcp stream, request key, version, correlation id, response key.
 tshark_tls() {
-    local f="$OUT/$1.pcap" k="$OUT/$1.keys" port dargs=()
-    for port in "${TLS_PORTS[@]}"; do
+    local f="$OUT/$1.pcap" k="$OUT/$1.keys" port ports dargs=()
+    ports=("${TLS_PORTS[@]}")
+    [[ "$1" == tls-kraft-* ]] && ports=("${CTRL_PORTS[@]}")
+    for port in "${ports[@]}"; do
         dargs+=(-d "tcp.port==$port,tls" -d "tls.port==$port,kafka")
     done
     tshark -r "$f" -o "tls.keylog_file:$k" "${dargs[@]}" -Y kafka -T fields \
