@@ -5,10 +5,12 @@
 # usage: record.sh all | SCENARIO... | verify | tshark-tls NAME
 #   scenarios: kraft-initial-election kraft-reelection consumer-group-java
 #              transactional-producer consumer-group-kafka-python
-#              consumer-group-librdkafka tls-kafka-python tls-kraft-election
+#              consumer-group-librdkafka tls-kafka-python tls-resumption
+#              tls-kraft-election
 #   env: KWIRE_CTRL_PORTS (default "19301 19302 19303"), KWIRE_BROKER_PORT (19392),
 #        KWIRE_BROKER_TLS_PORTS (default "19393 19394 19395": SSL listeners, any
 #        suite / TLS 1.3 AES-128-GCM only / TLS 1.3 ChaCha20-Poly1305 only),
+#        KWIRE_TLS_PROXY_PORT (19396: a TLS terminator in front of the broker),
 #        KWIRE_RUN_DIR (default run/ here: the cluster's configs, data and logs)
 #
 # Writes captures/<scenario>.pcap; `verify` prints what tshark and Kafka's own
@@ -29,6 +31,8 @@ VENV="$HERE/.venv"
 read -r -a CTRL_PORTS <<<"${KWIRE_CTRL_PORTS:-19301 19302 19303}"
 BROKER_PORT="${KWIRE_BROKER_PORT:-19392}"
 read -r -a TLS_PORTS <<<"${KWIRE_BROKER_TLS_PORTS:-19393 19394 19395}"
+# tls-resumption's TLS terminator (clients/tls_proxy.py) in front of the broker.
+TLS_PROXY_PORT="${KWIRE_TLS_PROXY_PORT:-19396}"
 # The broker gets its SSL listeners only when a TLS scenario runs (set in main).
 WITH_TLS=0
 # Password of the throw-away test keystore made at record time.
@@ -53,7 +57,7 @@ JVM_OPTS=(-Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1
 
 SCENARIOS=(kraft-initial-election kraft-reelection consumer-group-java
            transactional-producer consumer-group-kafka-python consumer-group-librdkafka
-           tls-kafka-python tls-kraft-election)
+           tls-kafka-python tls-resumption tls-kraft-election)
 
 usage() {
     echo "usage: $(basename "$0") all | SCENARIO... | verify" >&2
@@ -238,6 +242,9 @@ make_certs() {
     keytool -importcert -noprompt -alias broker -file "$RUN/tls/ca.pem" \
         -keystore "$RUN/tls/trust.p12" -storetype PKCS12 -storepass "$TLS_PASS" \
         >>"$RUN/format.log" 2>&1 || die "keytool -importcert failed (see $RUN/format.log)"
+    openssl pkcs12 -in "$RUN/tls/broker.p12" -nodes -passin "pass:$TLS_PASS" \
+        -out "$RUN/tls/certkey.pem" >>"$RUN/format.log" 2>&1 \
+        || die "openssl pkcs12 failed (see $RUN/format.log)"
 }
 
 # setup_agent: fetch the key-log agent for the Java nodes into lib/agent/.
@@ -522,6 +529,28 @@ scenario_tls_kafka_python() {
     chmod 644 "$keys"
 }
 
+# tls-resumption: raw TLS sockets (Python ssl) resume a session, TLS 1.2
+# (ticket) and TLS 1.3 (PSK from a NewSessionTicket), one ApiVersions each.
+# Kafka's Java listener never resumes a session, so the TLS ends at a TLS
+# terminator (clients/tls_proxy.py, OpenSSL) that relays to the broker.
+scenario_tls_resumption() {
+    setup_python
+    ensure_broker
+    local keys="$OUT/tls-resumption.keys"
+    rm -f "$keys"
+    port_free "$TLS_PROXY_PORT" || die "port $TLS_PROXY_PORT is taken; set KWIRE_TLS_PROXY_PORT"
+    "$VENV/bin/python" "$HERE/clients/tls_proxy.py" "$TLS_PROXY_PORT" "$BROKER_PORT" \
+        "$RUN/tls/certkey.pem" >>"$RUN/proxy.log" 2>&1 &
+    PIDS[proxy]=$!
+    wait_listen "$TLS_PROXY_PORT" 30
+    capture_start tls-resumption "$TLS_PROXY_PORT"
+    run_client 60 "$VENV/bin/python" "$HERE/clients/tls_resume.py" 127.0.0.1 "$TLS_PROXY_PORT" \
+        "$RUN/tls/ca.pem" "$keys"
+    capture_stop
+    stop proxy
+    chmod 644 "$keys"
+}
+
 # tls-kraft-election: like kraft-initial-election, but the controllers talk SSL
 # (TLS 1.3, Java's choice of suite) and each JVM writes its key log through the
 # agent; the logs are merged into captures/tls-kraft-election.keys.
@@ -550,7 +579,8 @@ scenario_tls_kraft_election() {
 tshark_tls() {
     local f="$OUT/$1.pcap" k="$OUT/$1.keys" port ports dargs=()
     ports=("${TLS_PORTS[@]}")
-    [[ "$1" == tls-kraft-* ]] && ports=("${CTRL_PORTS[@]}")
+    if [[ "$1" == tls-kraft-* ]]; then ports=("${CTRL_PORTS[@]}"); fi
+    if [[ "$1" == tls-resumption ]]; then ports=("$TLS_PROXY_PORT"); fi
     for port in "${ports[@]}"; do
         dargs+=(-d "tcp.port==$port,tls" -d "tls.port==$port,kafka")
     done
