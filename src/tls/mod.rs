@@ -11,6 +11,7 @@
 pub mod crypto;
 pub mod handshake;
 pub mod keylog;
+pub mod layer;
 
 #[cfg(test)]
 mod tests;
@@ -704,6 +705,11 @@ impl TlsConn {
             return None;
         }
         let candidates = keys.traffic_candidates(cfg.midstream_candidates);
+        if candidates.is_empty() {
+            // Nothing could ever decrypt it: stop looking.
+            half_mut(&mut self.halves, side).dead = true;
+            return None;
+        }
         for sess in candidates {
             for (mine, theirs) in [
                 (&sess.client_traffic, &sess.server_traffic),
@@ -1034,6 +1040,42 @@ impl TlsConn {
                 }
                 _ => {}
             }
+        }
+    }
+}
+
+impl TlsConn {
+    /// Bytes of partial records held, both directions.
+    pub fn buffered(&self) -> usize {
+        self.halves.iter().map(|h| h.buf.len()).sum()
+    }
+
+    /// Gives up the partial records held (over a memory cap): what they carried
+    /// is lost, and each direction looks for its next record.
+    pub fn shed(&mut self, cfg: &TlsConfig, out: &mut dyn FnMut(TlsEvent<'_>)) {
+        for side in [Side::Client, Side::Server] {
+            let h = half_mut(&mut self.halves, side);
+            let n = h.buf.len();
+            if n == 0 {
+                continue;
+            }
+            h.buf.clear();
+            h.buf_offset += n as u64;
+            self.stats.skipped_bytes += n as u64;
+            if h.hunt.is_some() || h.dead {
+                continue;
+            }
+            if h.phase == Phase::Plain {
+                h.dead = true;
+                continue;
+            }
+            // The record being assembled is lost; the next one is looked for.
+            let lo = h.seq + u64::from(n >= HEADER);
+            h.hunt = Some(Hunt {
+                seq_lo: lo,
+                seq_hi: lo.saturating_add(cfg.resync_window.min(64)),
+            });
+            out(TlsEvent::Lost { side, bytes: None });
         }
     }
 }
