@@ -389,7 +389,8 @@ impl TlsConn {
         if self.not_tls {
             return Outcome::NotTls;
         }
-        if self.midstream {
+        // Records without the ClientHello that begins every TLS stream.
+        if self.midstream || (self.client_random.is_none() && self.stats.records > 0) {
             return Outcome::HandshakeMissing;
         }
         Outcome::Incomplete
@@ -856,6 +857,23 @@ impl TlsConn {
                     self.setup_keys(keys);
                 }
                 _ => {}
+            }
+            return;
+        }
+        if self.keys == Keys::Pending && self.client_random.is_none() {
+            // The ClientHello was not captured: search the key log (TLS 1.3
+            // only) from this record on, as for a connection joined mid-stream.
+            self.midstream = true;
+            let h = half_mut(&mut self.halves, side);
+            if tls13 && !h.dead {
+                h.buf = rec.to_vec();
+                h.buf_offset = offset;
+                h.hunt = Some(Hunt {
+                    seq_lo: 0,
+                    seq_hi: cfg.midstream_max_seq,
+                });
+            } else {
+                self.stats.undecrypted_records += 1;
             }
             return;
         }

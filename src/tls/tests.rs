@@ -487,3 +487,28 @@ fn stats_count_by_reason() {
     assert_eq!(st.versions.get("TLSv1.3"), Some(&1));
     assert_eq!(st.suites.get("TLS_AES_128_GCM_SHA256"), Some(&1));
 }
+
+#[test]
+fn tls13_without_the_client_hello_is_searched_like_mid_stream() {
+    let mut flow = rfc8448_flow();
+    flow.remove(0);
+    let (c, seen) = run(&flow, &mut rfc8448_keylog(true), usize::MAX);
+    assert_eq!(seen.side(Side::Client), payload());
+    assert_eq!(seen.side(Side::Server), payload());
+    assert!(c.stats.midstream_recovered);
+    let (c, seen) = run(&flow, &mut KeyLog::new(), usize::MAX);
+    assert!(seen.plain.is_empty());
+    assert_eq!(c.outcome(), Outcome::HandshakeMissing);
+}
+
+#[test]
+fn tls12_without_the_client_hello_is_handshake_missing() {
+    let master = [0x5Au8; 48];
+    let (mut flow, cr) = tls12_flow(0xC02F, &master);
+    flow.remove(0);
+    let crh: String = cr.iter().map(|b| format!("{b:02x}")).collect();
+    let mut k = KeyLog::parse(&format!("CLIENT_RANDOM {crh} {}\n", "5a".repeat(48)));
+    let (c, seen) = run(&flow, &mut k, usize::MAX);
+    assert!(seen.plain.is_empty());
+    assert_eq!(c.outcome(), Outcome::HandshakeMissing);
+}
