@@ -9,6 +9,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 pub mod crypto;
+pub mod dsb;
 pub mod handshake;
 pub mod keylog;
 pub mod layer;
