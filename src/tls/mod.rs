@@ -457,7 +457,7 @@ impl TlsConn {
                 let (take, rest) = data.split_at(n.min(data.len()));
                 h.buf.extend_from_slice(take);
                 data = rest;
-                self.hunt_step(cfg, side, frame, ts_ns, keys, out, rest.is_empty());
+                self.hunt_step(cfg, side, frame, ts_ns, keys, out);
                 continue;
             }
             // In step: fill the header, then the body.
@@ -606,7 +606,6 @@ impl TlsConn {
         ts_ns: i64,
         keys: &mut dyn KeySource,
         out: &mut dyn FnMut(TlsEvent<'_>),
-        _chunk_done: bool,
     ) {
         loop {
             let h = half_mut(&mut self.halves, side);

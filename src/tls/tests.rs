@@ -512,3 +512,32 @@ fn tls12_without_the_client_hello_is_handshake_missing() {
     assert!(seen.plain.is_empty());
     assert_eq!(c.outcome(), Outcome::HandshakeMissing);
 }
+
+/// RFC 8448 section 5: a HelloRetryRequest, then a second ClientHello (same
+/// random) and the real ServerHello. Only the hellos are checked: that section's
+/// secrets are not used here, so the connection ends with no key.
+#[test]
+fn hello_retry_request_is_passed_over() {
+    const CH1: &str = "16030100b4010000b00303b0b1c5a5aa37c5919f2ed1d5c6fff7fcb7849716945a2b8cee9258a346677b6f000006130113031302010000810000000b0009000006736572766572ff01000100000a00080006001d00170018003300260024001d0020e8e8e3f3b93a25ed97a14a7dcacb8a272c6288e585c6484d05262fcad062ad1f002b0003020304000d0020001e040305030603020308040805080604010501060102010402050206020202002d00020101001c00024001";
+    const HRR: &str = "16030300b0020000ac0303cf21ad74e59a6111be1d8c021e65b891c2a211167abb8c5e079e09e2c8a8339c001301000084003300020017002c0074007271dcd04bb88bc3189119398a00000000eefafc76c146b823b096f8aacad365dd0030953f4edf625636e5f21bb2e23fcc654b1b5b40318d10d137abcbb87574e36e8a1f025f7dfa5d6e50781b5eda4aa15b0c8be778257d16aa3030e9e7841dd9e4c0342267e8ca0caf571fb2b7cff0f934b0002b00020304";
+    const SH: &str = "160303007b020000770303bb341d847fd789c47c387172dc0c9bf147fccacb5043d86ca4c598d3ff571b9800130100004f003300450017004104583e054b7a66672ae020ad9d2686fcc85b5ad41a134a0f03ee72b893052bd85b4c8de6776f5b04ac07d83540eab3e3d9c547bc6528c4317d294686093a6cad7d002b00020304";
+    let flow = vec![
+        (Side::Client, hex(CH1)),
+        (Side::Server, hex(HRR)),
+        (Side::Server, hex(SH)),
+    ];
+    let (c, seen) = run(&flow, &mut KeyLog::new(), usize::MAX);
+    assert!(seen.plain.is_empty());
+    assert_eq!(
+        (c.version, c.suite_id),
+        (Some(Version::Tls13), Some(0x1301))
+    );
+    assert_eq!(
+        c.client_random.unwrap().to_vec(),
+        hex("b0b1c5a5aa37c5919f2ed1d5c6fff7fcb7849716945a2b8cee9258a346677b6f")
+    );
+    assert_eq!(
+        c.server_random.unwrap().to_vec(),
+        hex("bb341d847fd789c47c387172dc0c9bf147fccacb5043d86ca4c598d3ff571b98")
+    );
+}
