@@ -541,3 +541,41 @@ fn hello_retry_request_is_passed_over() {
         hex("bb341d847fd789c47c387172dc0c9bf147fccacb5043d86ca4c598d3ff571b98")
     );
 }
+
+mod prop {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Any bytes, cut anywhere, with gaps anywhere, after a real handshake:
+        /// no panic, nothing passed on that did not authenticate, bounded buffers.
+        #[test]
+        fn hostile_streams(
+            junk in proptest::collection::vec(any::<u8>(), 0..4000),
+            cuts in proptest::collection::vec(1usize..600, 1..20),
+            gap_at in proptest::option::of(0usize..20),
+            side_bits in any::<u32>(),
+        ) {
+            let cfg = TlsConfig { trial_budget_bytes: 1 << 20, ..TlsConfig::default() };
+            let mut k = rfc8448_keylog(true);
+            let mut c = TlsConn::new();
+            let mut seen = Seen::default();
+            c.data(&cfg, Side::Client, &hex(RFC8448_CH), 1, 0, &mut k, &mut seen.sink());
+            c.data(&cfg, Side::Server, &hex(RFC8448_SH), 2, 0, &mut k, &mut seen.sink());
+            let mut rest = &junk[..];
+            for (i, n) in cuts.iter().enumerate() {
+                let side = if side_bits >> (i % 32) & 1 == 1 { Side::Client } else { Side::Server };
+                if gap_at == Some(i) {
+                    c.gap(&cfg, side, *n as u64, &mut seen.sink());
+                }
+                let (a, b) = rest.split_at((*n).min(rest.len()));
+                rest = b;
+                c.data(&cfg, side, a, 3 + i as u64, 0, &mut k, &mut seen.sink());
+                prop_assert!(c.buffered() <= 4 * (HEADER + cfg.max_record_len));
+            }
+            prop_assert!(seen.plain.is_empty());
+        }
+    }
+}
