@@ -225,9 +225,19 @@ impl WatchedKeyLog {
         &self.log
     }
 
+    /// A key log that does not exist yet: read when it appears.
+    pub fn pending(path: &Path) -> WatchedKeyLog {
+        WatchedKeyLog {
+            path: path.to_path_buf(),
+            log: KeyLog::new(),
+            len_read: 0,
+            rereads: 0,
+        }
+    }
+
     fn reread(&mut self) -> std::io::Result<()> {
         let len = std::fs::metadata(&self.path)?.len();
-        if len == self.len_read && self.len_read != 0 {
+        if len == self.len_read {
             return Ok(());
         }
         self.log = KeyLog::from_file(&self.path)?;
@@ -286,6 +296,38 @@ mod tests {
     }
 
     #[test]
+    fn key_config_combines_extra_keys_and_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("keys.log");
+        let other = "11".repeat(32);
+        std::fs::write(&p, format!("CLIENT_RANDOM {other} {}\n", "22".repeat(48))).unwrap();
+        let cfg = KeyConfig {
+            keylog: Some(p.clone()),
+            watch: false,
+            extra: KeyLog::parse(&format!("CLIENT_RANDOM {CR} {}\n", "33".repeat(48))),
+        };
+        let mut keys = cfg.open().unwrap();
+        assert_eq!(keys.sessions(), 2);
+        let cr: [u8; 32] = unhex(CR).unwrap().try_into().unwrap();
+        let o: [u8; 32] = unhex(&other).unwrap().try_into().unwrap();
+        assert!(keys.lookup(&cr).is_some() && keys.lookup(&o).is_some());
+        // A missing file is an error when read once, not when watched.
+        let missing = KeyConfig {
+            keylog: Some(dir.path().join("nope")),
+            ..KeyConfig::default()
+        };
+        assert!(missing.open().is_err());
+        assert!(
+            KeyConfig {
+                watch: true,
+                ..missing
+            }
+            .open()
+            .is_ok()
+        );
+    }
+
+    #[test]
     fn watched_log_rereads_on_unknown_random() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("keys.log");
@@ -295,5 +337,105 @@ mod tests {
         assert!(w.lookup(&cr).is_none());
         std::fs::write(&p, format!("CLIENT_RANDOM {CR} {}\n", "11".repeat(48))).unwrap();
         assert!(w.lookup(&cr).is_some_and(|s| s.master.is_some()));
+    }
+}
+
+/// Where a run's TLS keys come from: a key log file (`--tls-keylog`, else
+/// `SSLKEYLOGFILE`), and keys found elsewhere (a pcapng's Decryption Secrets
+/// Blocks). Cloning copies the keys already read; `Debug` shows no secret.
+#[derive(Clone, Debug, Default)]
+pub struct KeyConfig {
+    pub keylog: Option<PathBuf>,
+    /// Reread `keylog` when a client random is not in it (live capture).
+    pub watch: bool,
+    /// Keys from elsewhere, used before the file.
+    pub extra: KeyLog,
+}
+
+impl KeyConfig {
+    /// `--tls-keylog FILE`, or `SSLKEYLOGFILE` when the flag is absent.
+    pub fn from_flag_or_env(flag: Option<PathBuf>, watch: bool) -> KeyConfig {
+        let keylog = flag.or_else(|| {
+            std::env::var_os("SSLKEYLOGFILE")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        });
+        KeyConfig {
+            keylog,
+            watch,
+            extra: KeyLog::new(),
+        }
+    }
+
+    /// Whether any key is (or may become) known.
+    pub fn is_configured(&self) -> bool {
+        self.keylog.is_some() || !self.extra.is_empty()
+    }
+
+    /// The key source for a run. A key log that cannot be read is an error,
+    /// except when watched (a live client may create it later).
+    pub fn open(&self) -> std::io::Result<Keys> {
+        let file = match &self.keylog {
+            None => None,
+            Some(p) if self.watch => Some(FileKeys::Watched(
+                WatchedKeyLog::open(p).unwrap_or_else(|_| WatchedKeyLog::pending(p)),
+            )),
+            Some(p) => Some(FileKeys::Read(KeyLog::from_file(p)?)),
+        };
+        Ok(Keys {
+            extra: self.extra.clone(),
+            file,
+        })
+    }
+}
+
+#[derive(Debug)]
+enum FileKeys {
+    Read(KeyLog),
+    Watched(WatchedKeyLog),
+}
+
+/// The keys of a run: [`KeyConfig::open`].
+#[derive(Debug)]
+pub struct Keys {
+    extra: KeyLog,
+    file: Option<FileKeys>,
+}
+
+impl Keys {
+    /// Sessions known now.
+    pub fn sessions(&self) -> usize {
+        self.extra.len()
+            + match &self.file {
+                Some(FileKeys::Read(k)) => k.len(),
+                Some(FileKeys::Watched(w)) => w.log().len(),
+                None => 0,
+            }
+    }
+}
+
+impl KeySource for Keys {
+    fn lookup(&mut self, client_random: &[u8; 32]) -> Option<SessionSecrets> {
+        if let Some(s) = self.extra.get(client_random) {
+            return Some(s.clone());
+        }
+        match &mut self.file {
+            Some(FileKeys::Read(k)) => k.lookup(client_random),
+            Some(FileKeys::Watched(w)) => w.lookup(client_random),
+            None => None,
+        }
+    }
+
+    fn traffic_candidates(&mut self, max: usize) -> Vec<SessionSecrets> {
+        let mut v = self.extra.traffic_candidates(max);
+        let more = match &mut self.file {
+            Some(FileKeys::Read(k)) => k.traffic_candidates(max),
+            Some(FileKeys::Watched(w)) => w.traffic_candidates(max),
+            None => Vec::new(),
+        };
+        v.extend(more);
+        let skip = v.len().saturating_sub(max);
+        v.drain(..skip);
+        v
     }
 }

@@ -18,7 +18,7 @@ pub mod layer;
 mod tests;
 
 use crypto::{RecordKey, Suite};
-pub use keylog::{KeyLog, KeySource, SessionSecrets, WatchedKeyLog};
+pub use keylog::{KeyConfig, KeyLog, KeySource, Keys, SessionSecrets, WatchedKeyLog};
 use std::collections::BTreeMap;
 
 const CT_CCS: u8 = 20;
@@ -309,7 +309,7 @@ impl Half {
 
 /// Key state of the connection.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Keys {
+enum KeyState {
     /// Not looked up yet.
     Pending,
     Ready,
@@ -327,7 +327,7 @@ pub struct TlsConn {
     pub suite_id: Option<u16>,
     suite: Option<Suite>,
     secrets: Option<SessionSecrets>,
-    keys: Keys,
+    keys: KeyState,
     halves: [Half; 2],
     /// The stream did not begin with a handshake.
     midstream: bool,
@@ -365,7 +365,7 @@ impl TlsConn {
             suite_id: None,
             suite: None,
             secrets: None,
-            keys: Keys::Pending,
+            keys: KeyState::Pending,
             halves: [Half::new(), Half::new()],
             midstream: false,
             not_tls: false,
@@ -380,8 +380,8 @@ impl TlsConn {
             return Outcome::Decrypted;
         }
         match &self.keys {
-            Keys::Unsupported(o) => return o.clone(),
-            Keys::NoKey => return Outcome::NoKey,
+            KeyState::Unsupported(o) => return o.clone(),
+            KeyState::NoKey => return Outcome::NoKey,
             _ => {}
         }
         if self.stats.failed_records > 0 {
@@ -506,7 +506,7 @@ impl TlsConn {
         out: &mut dyn FnMut(TlsEvent<'_>),
     ) {
         self.stats.gaps += 1;
-        let decrypting = self.keys == Keys::Ready;
+        let decrypting = self.keys == KeyState::Ready;
         let h = half_mut(&mut self.halves, side);
         if !h.started {
             // The stream's start is missing: it will be joined mid-stream.
@@ -577,7 +577,7 @@ impl TlsConn {
 
     /// An invalid header while in step: the stream is lost until a boundary is found again.
     fn desync(&mut self, cfg: &TlsConfig, side: Side, out: &mut dyn FnMut(TlsEvent<'_>)) {
-        let ready = self.keys == Keys::Ready;
+        let ready = self.keys == KeyState::Ready;
         let h = half_mut(&mut self.halves, side);
         if h.phase == Phase::Plain || !ready {
             // Nothing to resynchronise against: stop reading this direction.
@@ -687,7 +687,7 @@ impl TlsConn {
             h.dead = true;
             return None;
         }
-        if self.keys == Keys::Ready && half_mut(&mut self.halves, side).key.is_some() {
+        if self.keys == KeyState::Ready && half_mut(&mut self.halves, side).key.is_some() {
             for seq in hunt.seq_lo..=hunt.seq_hi {
                 self.stats.trial_bytes += body.len() as u64;
                 let h = half_mut(&mut self.halves, side);
@@ -741,7 +741,7 @@ impl TlsConn {
                         self.version = Some(Version::Tls13);
                         self.suite_id = Some(id);
                         self.suite = Some(suite);
-                        self.keys = Keys::Ready;
+                        self.keys = KeyState::Ready;
                         self.stats.midstream_recovered = true;
                         let h = half_mut(&mut self.halves, side);
                         h.phase = Phase::App;
@@ -767,7 +767,7 @@ impl TlsConn {
 
     /// Looks the session up once the ServerHello is known.
     fn setup_keys(&mut self, keys: &mut dyn KeySource) {
-        if self.keys != Keys::Pending {
+        if self.keys != KeyState::Pending {
             return;
         }
         let (Some(cr), Some(version), Some(id)) = (self.client_random, self.version, self.suite_id)
@@ -776,12 +776,12 @@ impl TlsConn {
         };
         let Some(suite) = crypto::suite(id).filter(|s| s.tls13 == (version == Version::Tls13))
         else {
-            self.keys = Keys::Unsupported(Outcome::UnsupportedCipher(crypto::suite_name(id)));
+            self.keys = KeyState::Unsupported(Outcome::UnsupportedCipher(crypto::suite_name(id)));
             return;
         };
         self.lookups += 1;
         let Some(secrets) = keys.lookup(&cr) else {
-            self.keys = Keys::NoKey;
+            self.keys = KeyState::NoKey;
             return;
         };
         self.suite = Some(suite);
@@ -789,7 +789,7 @@ impl TlsConn {
             Version::Tls13 => {
                 let (Some(ct), Some(st)) = (&secrets.client_traffic, &secrets.server_traffic)
                 else {
-                    self.keys = Keys::NoKey;
+                    self.keys = KeyState::NoKey;
                     return;
                 };
                 let hs = [&secrets.client_handshake, &secrets.server_handshake];
@@ -805,11 +805,11 @@ impl TlsConn {
             }
             Version::Tls12 => {
                 let (Some(master), Some(sr)) = (&secrets.master, self.server_random) else {
-                    self.keys = Keys::NoKey;
+                    self.keys = KeyState::NoKey;
                     return;
                 };
                 let Some((ck, sk)) = RecordKey::tls12_pair(suite, master, &cr, &sr) else {
-                    self.keys = Keys::NoKey;
+                    self.keys = KeyState::NoKey;
                     return;
                 };
                 let [c, s] = &mut self.halves;
@@ -818,7 +818,7 @@ impl TlsConn {
             }
         }
         self.secrets = Some(secrets);
-        self.keys = Keys::Ready;
+        self.keys = KeyState::Ready;
     }
 
     /// One whole record of `side`.
@@ -860,7 +860,7 @@ impl TlsConn {
             }
             return;
         }
-        if self.keys == Keys::Pending && self.client_random.is_none() {
+        if self.keys == KeyState::Pending && self.client_random.is_none() {
             // The ClientHello was not captured: search the key log (TLS 1.3
             // only) from this record on, as for a connection joined mid-stream.
             self.midstream = true;
@@ -877,13 +877,13 @@ impl TlsConn {
             }
             return;
         }
-        if self.keys == Keys::NoKey && self.lookups < MAX_LOOKUPS {
-            self.keys = Keys::Pending;
+        if self.keys == KeyState::NoKey && self.lookups < MAX_LOOKUPS {
+            self.keys = KeyState::Pending;
         }
-        if self.keys == Keys::Pending {
+        if self.keys == KeyState::Pending {
             self.setup_keys(keys);
         }
-        if self.keys != Keys::Ready {
+        if self.keys != KeyState::Ready {
             self.stats.undecrypted_records += 1;
             half_mut(&mut self.halves, side).seq += 1;
             return;
@@ -1046,9 +1046,9 @@ impl TlsConn {
                         0x0303 => Some(Version::Tls12),
                         0x0304 => Some(Version::Tls13),
                         v => {
-                            self.keys = Keys::Unsupported(Outcome::UnsupportedVersion(format!(
-                                "0x{v:04X}"
-                            )));
+                            self.keys = KeyState::Unsupported(Outcome::UnsupportedVersion(
+                                format!("0x{v:04X}"),
+                            ));
                             None
                         }
                     };
