@@ -30,7 +30,8 @@ impl Default for LayerConfig {
         LayerConfig {
             tls: TlsConfig::default(),
             server_ports: vec![9092, 9093],
-            max_buffered_total: 256 << 20,
+            // A partial record is at most ~16 KiB: this holds 4096 of them.
+            max_buffered_total: 64 << 20,
         }
     }
 }
@@ -441,5 +442,49 @@ mod tests {
             &mut |_| {},
         );
         assert_eq!(layer.stats().connections, 1);
+    }
+
+    #[test]
+    fn the_overall_cap_bounds_partial_records() {
+        let cfg = LayerConfig {
+            max_buffered_total: 100_000,
+            ..LayerConfig::default()
+        };
+        let mut layer = TlsLayer::new(cfg, Box::new(KeyLog::new()));
+        let a: SocketAddr = "127.0.0.1:40000".parse().unwrap();
+        let b: SocketAddr = "127.0.0.1:9093".parse().unwrap();
+        let ch = hex(RFC8448_CH);
+        let sh = hex(RFC8448_SH);
+        // Each connection leaves 16 KiB of a record unfinished.
+        let mut partial = vec![23, 3, 3, 0x40, 0x10];
+        partial.extend(std::iter::repeat_n(7u8, 0x4000));
+        for i in 0..100 {
+            let conn = ConnId(i);
+            let mut sink = |_: StreamEvent<'_>| {};
+            layer.on_event(
+                1,
+                0,
+                StreamEvent::Opened {
+                    conn,
+                    a,
+                    b,
+                    syn_seen: true,
+                    frame: 1,
+                },
+                &mut sink,
+            );
+            for (dir, d) in [(Dir::AtoB, &ch), (Dir::BtoA, &sh), (Dir::AtoB, &partial)] {
+                let ev = StreamEvent::Data {
+                    conn,
+                    dir,
+                    data: d,
+                    stream_offset: 0,
+                };
+                layer.on_event(2, 0, ev, &mut sink);
+            }
+            assert!(layer.buffered <= 100_000 + 0x4010, "{}", layer.buffered);
+        }
+        assert!(layer.shed > 0);
+        assert!(layer.peak_buffered <= 100_000 + 0x4010);
     }
 }
