@@ -392,7 +392,7 @@ mod tests {
                     a,
                     b,
                     syn_seen: true,
-                    frame: 1,
+                    packet: 1,
                 },
                 &mut sink,
             );
@@ -469,7 +469,7 @@ mod tests {
                     a,
                     b,
                     syn_seen: true,
-                    frame: 1,
+                    packet: 1,
                 },
                 &mut sink,
             );

@@ -3,7 +3,7 @@
 
 use super::store::Store;
 use crate::codec::{Node, Role, Value};
-use crate::pipeline::VersionSource;
+use crate::dissect::VersionSource;
 use crate::view::escape::escape;
 use crate::view::summary::{api_version, latency};
 use crate::view::tree;
@@ -64,11 +64,11 @@ impl Detail {
         let r = *store.row(row)?;
         let bytes = store.data(row).to_vec();
         store.with_record(row, |rec| {
-            let f = rec.frame;
+            let f = rec;
             let m = &rec.msg;
             let mut title = format!(
                 "Frame {}: {} → {}, {} {} corr={}, {:.6} s, {} bytes",
-                f.frame,
+                f.packet,
                 f.src,
                 f.dst,
                 api_version(m),
@@ -83,7 +83,7 @@ impl Detail {
                     title.push_str(", version inferred");
                 }
             }
-            if let (Some(req), Some(ns)) = (f.request_frame, f.latency_ns) {
+            if let (Some(req), Some(ns)) = (f.request_packet, f.latency_ns) {
                 let _ = write!(title, ", request in frame {req}, {}", latency(ns / 1000));
             }
             let version = m.tree.root().and_then(|n| match n.value {

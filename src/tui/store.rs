@@ -1,14 +1,13 @@
-//! The message index: one fixed-size [`Row`] per message, the frames' bytes
+//! The message index: one fixed-size [`Row`] per message, the messages' bytes
 //! appended once to a shared arena, and endpoints interned per connection.
 //!
 //! Nothing derived (summary text, tree, hex) is kept: it is rebuilt from the
 //! stored bytes on demand, for the rows on screen and the selection only.
 
 use crate::codec::{self, Kind};
-use crate::kafka::KafkaFrame;
-use crate::pipeline::{Record, VersionSource};
+use crate::dissect::{Record, VersionSource};
+use crate::select;
 use crate::tcp::ConnId;
-use crate::view::filter;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 
@@ -40,10 +39,10 @@ const VS_MASK: u16 = 0b11 << VS_SHIFT;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Row {
     /// Packet that completed the message (several messages may share one).
-    pub frame: u64,
+    pub packet: u64,
     pub ts_ns: i64,
     /// Packet of the paired request; 0 when none.
-    request_frame: u64,
+    request_packet: u64,
     /// `i64::MIN` when unknown.
     latency_ns: i64,
     pub wire_size: u64,
@@ -78,8 +77,8 @@ impl Row {
     pub fn correlation_id(&self) -> Option<i32> {
         (self.flags & HAS_CORR != 0).then_some(self.corr)
     }
-    pub fn request_frame(&self) -> Option<u64> {
-        (self.request_frame != 0).then_some(self.request_frame)
+    pub fn request_packet(&self) -> Option<u64> {
+        (self.request_packet != 0).then_some(self.request_packet)
     }
     pub fn latency_ns(&self) -> Option<i64> {
         (self.latency_ns != i64::MIN).then_some(self.latency_ns)
@@ -138,8 +137,8 @@ impl Batch {
     }
 
     /// Adds a record's compact facts and (capped) bytes.
-    pub fn push(&mut self, r: &Record<'_, '_>) {
-        let f = r.frame;
+    pub fn push(&mut self, r: &Record<'_>) {
+        let f = r;
         let m = &r.msg;
         self.first_ts_ns.get_or_insert(r.first_ts_ns);
         let keep = f.data.get(..MAX_STORED).unwrap_or(f.data);
@@ -153,7 +152,7 @@ impl Batch {
         set(m.api_key.is_some(), HAS_KEY);
         set(m.api_version.is_some(), HAS_VERSION);
         set(m.correlation_id.is_some(), HAS_CORR);
-        set(filter::has_error(r), ERROR);
+        set(select::has_error(r), ERROR);
         set(!f.warnings.is_empty() || !m.warnings.is_empty(), WARN);
         set(f.cut, CUT);
         set(keep.len() < f.data.len(), CAPPED);
@@ -166,9 +165,9 @@ impl Batch {
         };
         flags |= vs << VS_SHIFT;
         let row = Row {
-            frame: f.frame,
+            packet: f.packet,
             ts_ns: f.ts_ns,
-            request_frame: f.request_frame.unwrap_or(0),
+            request_packet: f.request_packet.unwrap_or(0),
             latency_ns: f.latency_ns.unwrap_or(i64::MIN),
             wire_size: f.wire_size,
             data_at: self.bytes.len() as u64,
@@ -192,7 +191,8 @@ impl Batch {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Conn {
+/// A connection and its two endpoints, interned once (the tcp and kafka layers have their own `Conn`).
+struct Ends {
     id: ConnId,
     a: SocketAddr,
     b: SocketAddr,
@@ -203,7 +203,7 @@ struct Conn {
 pub struct Store {
     rows: Vec<Row>,
     arena: Vec<u8>,
-    conns: Vec<Conn>,
+    conns: Vec<Ends>,
     conn_ids: HashMap<ConnId, u32>,
     /// Requests awaiting their response: (connection, correlation id) → row.
     pending: HashMap<(u32, i32), u32>,
@@ -234,7 +234,7 @@ impl Store {
     pub fn memory(&self) -> usize {
         self.rows.capacity() * std::mem::size_of::<Row>()
             + self.arena.capacity()
-            + self.conns.capacity() * std::mem::size_of::<Conn>()
+            + self.conns.capacity() * std::mem::size_of::<Ends>()
     }
 
     /// Appends a batch: bytes into the arena, endpoints interned, responses paired.
@@ -264,10 +264,10 @@ impl Store {
                 Kind::Request => {
                     self.pending.insert((conn, corr), at);
                 }
-                Kind::Response if row.request_frame != 0 => {
+                Kind::Response if row.request_packet != 0 => {
                     if let Some(req) = self.pending.remove(&(conn, corr)) {
                         if let Some(r) = self.rows.get_mut(req as usize) {
-                            if r.frame == row.request_frame {
+                            if r.packet == row.request_packet {
                                 r.pair = at;
                                 row.pair = req;
                             }
@@ -295,7 +295,7 @@ impl Store {
             }
         }
         let c = self.conns.len() as u32;
-        self.conns.push(Conn { id, a: src, b: dst });
+        self.conns.push(Ends { id, a: src, b: dst });
         self.conn_ids.insert(id, c);
         (c, true)
     }
@@ -321,48 +321,44 @@ impl Store {
             .unwrap_or(&[])
     }
 
-    /// The frame of row `i` as the pipeline delivered it (bytes possibly capped).
-    pub fn frame(&self, i: usize) -> Option<KafkaFrame<'_>> {
+    /// The framing warnings of row `i`, kept in a sparse side table.
+    fn warnings(&self, i: usize, r: &Row) -> Vec<String> {
+        if r.flags & FRAME_WARNINGS == 0 {
+            return Vec::new();
+        }
+        self.frame_warnings
+            .get(&(i as u32))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Decodes row `i` again from its stored bytes and hands the record to `f`.
+    pub fn with_record<T>(&self, i: usize, f: impl FnOnce(&Record<'_>) -> T) -> Option<T> {
         let r = self.rows.get(i)?;
         let (src, dst) = self.endpoints(r)?;
         let conn = self.conns.get(r.conn as usize)?.id;
-        Some(KafkaFrame {
-            conn,
-            frame: r.frame,
+        let data = self.data(i);
+        // The version source is the one the pipeline found: no second inference.
+        let msg = match r.kind() {
+            Kind::Request => codec::decode_request(data),
+            Kind::Response => codec::decode_response(data, r.api()),
+        };
+        let rec = Record {
+            packet: r.packet,
             ts_ns: r.ts_ns,
+            first_ts_ns: self.first_ts_ns(),
+            conn,
             src,
             dst,
-            kind: r.kind(),
-            data: self.data(i),
+            data,
             wire_size: r.wire_size,
             cut: r.flags & (CUT | CAPPED) != 0,
             api: r.api(),
-            request_frame: r.request_frame(),
+            request_packet: r.request_packet(),
             latency_ns: r.latency_ns(),
-            warnings: if r.flags & FRAME_WARNINGS != 0 {
-                self.frame_warnings
-                    .get(&(i as u32))
-                    .cloned()
-                    .unwrap_or_default()
-            } else {
-                Vec::new()
-            },
-        })
-    }
-
-    /// Decodes row `i` again and hands the record to `f`.
-    pub fn with_record<T>(&self, i: usize, f: impl FnOnce(&Record<'_, '_>) -> T) -> Option<T> {
-        let r = self.rows.get(i)?;
-        let frame = self.frame(i)?;
-        let msg = match r.kind() {
-            Kind::Request => codec::decode_request(frame.data),
-            Kind::Response => codec::decode_response(frame.data, r.api()),
-        };
-        let rec = Record {
-            frame: &frame,
+            warnings: self.warnings(i, r),
             msg,
             version_source: r.version_source(),
-            first_ts_ns: self.first_ts_ns(),
         };
         Some(f(&rec))
     }
