@@ -100,6 +100,8 @@ pub use dissect::{Record, VersionSource, dissect};
 pub use pipeline::{Config, End, Hooks, Limits, RunStats, parse_size, run, run_with};
 /// Which messages to show: API selection and the display filter.
 pub use select::{Filter, Selection};
+/// TLS session keys: a key log file, `SSLKEYLOGFILE`, a pcapng's secrets.
+pub use tls::KeyConfig;
 /// The terminal UI.
 pub use tui::{Input as TuiInput, Options as TuiOptions, run as run_tui};
 /// Printing records (summary, tree, hex, NDJSON) and the end-of-run report.

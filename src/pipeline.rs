@@ -9,11 +9,13 @@
 
 use crate::capture::{CaptureError, Packet, Source};
 use crate::codec;
-use crate::dissect::{Record, VersionSource, dissect};
+use crate::dissect::{Record, TlsRecord, TlsTag, VersionSource, dissect};
 use crate::kafka::{Confirm, KafkaConfig, KafkaMessage, KafkaStats, Sessions};
 use crate::net::{self, NetStats};
 use crate::proto::Kind;
 use crate::tcp::{Reassembler, TcpConfig, TcpStats};
+use crate::tls::layer::{LayerConfig, TlsLayer, TlsView};
+use crate::tls::{KeyConfig, TlsStats};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
@@ -24,6 +26,8 @@ pub struct RunStats {
     pub net: NetStats,
     pub tcp: TcpStats,
     pub kafka: KafkaStats,
+    /// TLS connections by outcome, and the TLS layer's counters.
+    pub tls: TlsStats,
     /// Messages per (API name, kind).
     pub messages: BTreeMap<(String, &'static str), u64>,
     pub inferred: u64,
@@ -36,6 +40,9 @@ pub struct RunStats {
 pub struct Config {
     pub tcp: TcpConfig,
     pub kafka: KafkaConfig,
+    pub tls: LayerConfig,
+    /// Where TLS session keys come from.
+    pub keys: KeyConfig,
 }
 
 /// Memory and plausibility limits (see docs/limits.md).
@@ -103,6 +110,11 @@ fn config(port: &[u16], l: &Limits, live: bool) -> Config {
             idle_timeout_ns: live.then(|| (l.idle_timeout.unwrap_or(300.0).max(0.0) * 1e9) as u64),
             ..TcpConfig::default()
         },
+        tls: LayerConfig {
+            server_ports: ports.clone(),
+            ..LayerConfig::default()
+        },
+        keys: KeyConfig::default(),
         kafka: KafkaConfig {
             ports,
             detect: !l.no_detect,
@@ -127,6 +139,7 @@ pub enum End {
 /// Holds the stages' state between packets, so a file and a live capture run the same way.
 pub struct Pipeline {
     reasm: Reassembler,
+    tls: TlsLayer,
     sessions: Sessions,
     net: NetStats,
     stats: RunStats,
@@ -149,8 +162,11 @@ fn schema_confirm() -> Confirm {
 
 impl Pipeline {
     pub fn new(cfg: Config) -> Self {
+        // An unreadable key log was reported by the caller; the run goes on without it.
+        let keys = cfg.keys.open().unwrap_or_else(|_| crate::tls::Keys::none());
         Pipeline {
             reasm: Reassembler::new(cfg.tcp),
+            tls: TlsLayer::new(cfg.tls, Box::new(keys)),
             sessions: {
                 let mut s = Sessions::new(cfg.kafka);
                 s.set_confirm(schema_confirm());
@@ -185,14 +201,17 @@ impl Pipeline {
         };
         let Pipeline {
             reasm,
+            tls,
             sessions,
             stats,
             stopped,
             ..
         } = self;
         reasm.push(number, ts, &seg, &mut |ev| {
-            sessions.on_event(number, ts, ev, &mut |f| {
-                deliver(f, first, stats, stopped, sink)
+            tls.on_event(number, ts, ev, &mut |ev, view| {
+                sessions.on_event(number, ts, ev, &mut |f| {
+                    deliver(f, view, first, stats, stopped, sink)
+                });
             });
         });
     }
@@ -203,26 +222,69 @@ impl Pipeline {
         let first = self.first_ts_ns.unwrap_or(ts);
         let Pipeline {
             reasm,
+            tls,
             sessions,
             stats,
             stopped,
             ..
         } = &mut self;
         reasm.finish(&mut |ev| {
-            sessions.on_event(number, ts, ev, &mut |f| {
-                deliver(f, first, stats, stopped, sink)
+            tls.on_event(number, ts, ev, &mut |ev, view| {
+                sessions.on_event(number, ts, ev, &mut |f| {
+                    deliver(f, view, first, stats, stopped, sink)
+                });
             });
         });
-        sessions.finish(number, ts, &mut |f| deliver(f, first, stats, stopped, sink));
+        sessions.finish(number, ts, &mut |f| {
+            deliver(f, None, first, stats, stopped, sink)
+        });
         self.stats.net = self.net;
         self.stats.tcp = self.reasm.stats().clone();
         self.stats.kafka = self.sessions.stats().clone();
+        self.stats.tls = self.tls.stats();
         self.stats
     }
+
+    /// TLS counters so far (connections still open included).
+    pub fn tls_stats(&self) -> TlsStats {
+        self.tls.stats()
+    }
+}
+
+/// What a message carried in TLS says about it: version, suite, and the
+/// records its bytes came in.
+fn tls_tag(f: &KafkaMessage<'_>, v: &TlsView<'_>) -> Option<TlsTag> {
+    let version = v.version?;
+    let dir = if f.kind == Kind::Request {
+        v.client
+    } else {
+        v.client.reverse()
+    };
+    let start = f.stream_end.saturating_sub(f.wire_size);
+    let records = v
+        .records(dir, start, f.stream_end)
+        .into_iter()
+        .map(|s| TlsRecord {
+            seq: s.record.seq,
+            stream_offset: s.record.stream_offset,
+            wire_len: s.record.wire_len,
+            plain_start: s.plain_offset as i64 - start as i64,
+            plain_len: s.plain_len,
+        })
+        .collect();
+    Some(TlsTag {
+        version: version.as_str(),
+        suite: v
+            .suite
+            .map(crate::tls::crypto::suite_name)
+            .unwrap_or_default(),
+        records,
+    })
 }
 
 fn deliver(
     f: &KafkaMessage<'_>,
+    view: Option<&TlsView<'_>>,
     first: i64,
     stats: &mut RunStats,
     stopped: &mut bool,
@@ -231,7 +293,8 @@ fn deliver(
     if *stopped {
         return;
     }
-    let r = dissect(f, first);
+    let mut r = dissect(f, first);
+    r.tls = view.and_then(|v| tls_tag(f, v));
     let name = r
         .msg
         .api_key

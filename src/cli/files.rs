@@ -19,9 +19,11 @@ pub(crate) fn read(args: &ReadArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return open_failed(&args.file, e),
     };
-    let (stats, end) = kwire::run(&mut source, args.out.common.config(false), &mut |r| {
-        printer.print(r)
-    });
+    let cfg = match super::configure(args.out.common.config(false), Some(&args.file)) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let (stats, end) = kwire::run(&mut source, cfg, &mut |r| printer.print(r));
     printer.finish();
     if !args.out.quiet {
         report(&stats);
@@ -34,8 +36,12 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return open_failed(&args.file, e),
     };
+    let cfg = match super::configure(args.common.config(false), Some(&args.file)) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     let mut analyzer = kwire::Analyzer::new();
-    let (run, end) = kwire::run(&mut source, args.common.config(false), &mut |r| {
+    let (run, end) = kwire::run(&mut source, cfg, &mut |r| {
         analyzer.record(r);
         ControlFlow::Continue(())
     });

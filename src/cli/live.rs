@@ -33,7 +33,10 @@ pub(crate) fn live(args: &LiveArgs) -> ExitCode {
     if let Some(secs) = args.duration {
         source.stop_after(Duration::from_secs_f64(secs.max(0.0)));
     }
-    let cfg = args.out.common.config(true);
+    let cfg = match super::configure(args.out.common.config(true), None) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     eprintln!("kwire: capturing on {} (filter: {})", args.iface, args.bpf);
     let (stats, end) = kwire::run(&mut source, cfg, &mut |r| printer.print(r));
     printer.finish();
@@ -77,8 +80,15 @@ pub(crate) fn tui(args: &TuiArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    let config = match super::configure(
+        args.common.config(args.iface.is_some()),
+        args.iface.is_none().then_some(()).and(args.file.as_deref()),
+    ) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     let opts = TuiOptions {
-        config: args.common.config(args.iface.is_some()),
+        config,
         filter: args.filter.clone(),
     };
     match run_tui(input, opts) {

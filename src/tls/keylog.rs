@@ -367,6 +367,28 @@ impl KeyConfig {
         }
     }
 
+    /// Adds the TLS key logs a pcapng file carries in Decryption Secrets Blocks
+    /// (nothing for other files); returns how many blocks were read.
+    pub fn add_pcapng_secrets(&mut self, path: &Path) -> u64 {
+        match super::dsb::read(path) {
+            Ok(Some(s)) => {
+                self.extra.merge(s.keys);
+                s.blocks
+            }
+            _ => 0,
+        }
+    }
+
+    /// Checks that the key log can be read (a live run may wait for it).
+    pub fn check(&self) -> Result<(), String> {
+        match &self.keylog {
+            Some(p) if !self.watch => std::fs::File::open(p)
+                .map(|_| ())
+                .map_err(|e| format!("cannot read the TLS key log {}: {e}", p.display())),
+            _ => Ok(()),
+        }
+    }
+
     /// Whether any key is (or may become) known.
     pub fn is_configured(&self) -> bool {
         self.keylog.is_some() || !self.extra.is_empty()
@@ -403,6 +425,14 @@ pub struct Keys {
 }
 
 impl Keys {
+    /// No keys at all: TLS connections are still recognised and counted.
+    pub fn none() -> Keys {
+        Keys {
+            extra: KeyLog::new(),
+            file: None,
+        }
+    }
+
     /// Sessions known now.
     pub fn sessions(&self) -> usize {
         self.extra.len()

@@ -9,8 +9,8 @@ use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 
 /// Gap length handed on when the plaintext lost is unknown: longer than any
-/// Kafka frame, so the next stage resynchronises.
-pub const UNKNOWN_GAP: u64 = 1 << 40;
+/// Kafka frame, so the next stage looks for a frame boundary again.
+pub const UNKNOWN_GAP: u64 = u64::MAX;
 /// Records remembered per direction, for views that show record boundaries.
 const RECORDS_KEPT: usize = 256;
 
@@ -45,14 +45,151 @@ pub struct PlainSpan {
     pub record: RecordInfo,
 }
 
+/// What the next stage may know of a TLS connection as its events pass.
+#[derive(Debug)]
+pub struct TlsView<'a> {
+    /// The version, once records are being decrypted.
+    pub version: Option<Version>,
+    pub suite: Option<u16>,
+    /// The TLS client's direction.
+    pub client: Dir,
+    spans: &'a [VecDeque<PlainSpan>; 2],
+}
+
+impl TlsView<'_> {
+    /// The records that carried plaintext bytes `[start, end)` of direction `dir`,
+    /// as far as they are still remembered.
+    pub fn records(&self, dir: Dir, start: u64, end: u64) -> Vec<PlainSpan> {
+        self.spans
+            .get(di(dir))
+            .map(|q| {
+                q.iter()
+                    .filter(|s| s.plain_offset < end && s.plain_offset + s.plain_len as u64 > start)
+                    .copied()
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// The next stage: each event, with a view of its connection when it is TLS.
+pub type Out<'o> = &'o mut dyn FnMut(StreamEvent<'_>, Option<&TlsView<'_>>);
+
 #[derive(Debug)]
 struct TlsState {
     conn: TlsConn,
     /// The direction the TLS client sends in.
     client: Dir,
-    /// Plaintext bytes (and gaps) handed on per direction (A→B, B→A).
+    /// Version and suite, once a record was decrypted.
+    version: Option<Version>,
+    suite: Option<u16>,
+    /// Plaintext bytes handed on per direction (A→B, B→A); holes not counted,
+    /// as in the Kafka stage's offsets.
     plain_offset: [u64; 2],
     spans: [VecDeque<PlainSpan>; 2],
+}
+
+/// The parts of a TLS connection's state its events are handed on with.
+struct Emit<'s> {
+    conn: ConnId,
+    client: Dir,
+    version: &'s mut Option<Version>,
+    suite: &'s mut Option<u16>,
+    plain_offset: &'s mut [u64; 2],
+    spans: &'s mut [VecDeque<PlainSpan>; 2],
+}
+
+impl Emit<'_> {
+    fn view(&self) -> TlsView<'_> {
+        TlsView {
+            version: *self.version,
+            suite: *self.suite,
+            client: self.client,
+            spans: self.spans,
+        }
+    }
+
+    /// Hands a TLS event on as a stream event, and remembers where its record lies.
+    fn event(&mut self, e: TlsEvent<'_>, out: Out<'_>) {
+        let client = self.client;
+        let dir_of = |s: Side| {
+            if s == Side::Client {
+                client
+            } else {
+                client.reverse()
+            }
+        };
+        match e {
+            TlsEvent::Plaintext {
+                side,
+                data,
+                record,
+                version,
+                suite,
+                ..
+            } => {
+                *self.version = Some(version);
+                *self.suite = Some(suite);
+                let dir = dir_of(side);
+                let Some(off) = self.plain_offset.get_mut(di(dir)) else {
+                    return;
+                };
+                let stream_offset = *off;
+                *off += data.len() as u64;
+                if let Some(q) = self.spans.get_mut(di(dir)) {
+                    if q.len() >= RECORDS_KEPT {
+                        q.pop_front();
+                    }
+                    q.push_back(PlainSpan {
+                        plain_offset: stream_offset,
+                        plain_len: data.len(),
+                        record,
+                    });
+                }
+                if !data.is_empty() {
+                    let ev = StreamEvent::Data {
+                        conn: self.conn,
+                        dir,
+                        data,
+                        stream_offset,
+                    };
+                    out(ev, Some(&self.view()));
+                }
+            }
+            TlsEvent::Lost { side, bytes } => {
+                let ev = StreamEvent::Gap {
+                    conn: self.conn,
+                    dir: dir_of(side),
+                    len: bytes.unwrap_or(UNKNOWN_GAP),
+                };
+                out(ev, Some(&self.view()));
+            }
+        }
+    }
+}
+
+impl TlsState {
+    fn split(&mut self, conn: ConnId) -> (&mut TlsConn, Emit<'_>) {
+        let TlsState {
+            conn: tc,
+            client,
+            version,
+            suite,
+            plain_offset,
+            spans,
+        } = self;
+        (
+            tc,
+            Emit {
+                conn,
+                client: *client,
+                version,
+                suite,
+                plain_offset,
+                spans,
+            },
+        )
+    }
 }
 
 #[derive(Debug)]
@@ -160,21 +297,17 @@ impl TlsLayer {
                 st.add(&t.conn);
             }
         }
+        st.shed = self.shed;
+        st.peak_buffered = self.peak_buffered;
         st
     }
 
     /// One event from TCP reassembly; events for the Kafka stage go to `out`.
-    pub fn on_event(
-        &mut self,
-        frame: u64,
-        ts_ns: i64,
-        ev: StreamEvent<'_>,
-        out: &mut dyn FnMut(StreamEvent<'_>),
-    ) {
+    pub fn on_event(&mut self, frame: u64, ts_ns: i64, ev: StreamEvent<'_>, out: Out<'_>) {
         match ev {
             StreamEvent::Opened { conn, a, b, .. } => {
                 self.conns.insert(conn, State::Undecided { a, b });
-                out(ev);
+                out(ev, None);
             }
             StreamEvent::Data {
                 conn,
@@ -183,7 +316,7 @@ impl TlsLayer {
                 stream_offset,
             } => {
                 let Some(state) = self.conns.get_mut(&conn) else {
-                    out(ev);
+                    out(ev, None);
                     return;
                 };
                 if let State::Undecided { a, b } = *state {
@@ -211,6 +344,8 @@ impl TlsLayer {
                             State::Tls(Box::new(TlsState {
                                 conn: TlsConn::new(),
                                 client,
+                                version: None,
+                                suite: None,
                                 plain_offset: [0; 2],
                                 spans: Default::default(),
                             }))
@@ -219,12 +354,15 @@ impl TlsLayer {
                     };
                 }
                 let State::Tls(t) = state else {
-                    out(StreamEvent::Data {
-                        conn,
-                        dir,
-                        data,
-                        stream_offset,
-                    });
+                    out(
+                        StreamEvent::Data {
+                            conn,
+                            dir,
+                            data,
+                            stream_offset,
+                        },
+                        None,
+                    );
                     return;
                 };
                 let before = t.conn.buffered();
@@ -233,14 +371,7 @@ impl TlsLayer {
                 } else {
                     Side::Server
                 };
-                let TlsState {
-                    conn: tc,
-                    client,
-                    plain_offset,
-                    spans,
-                } = &mut **t;
-                let client = *client;
-                let mut emit = |e: TlsEvent<'_>| emit(conn, client, plain_offset, spans, e, out);
+                let (tc, mut em) = t.split(conn);
                 tc.data(
                     &self.cfg.tls,
                     side,
@@ -248,14 +379,14 @@ impl TlsLayer {
                     frame,
                     ts_ns,
                     &mut *self.keys,
-                    &mut emit,
+                    &mut |e| em.event(e, out),
                 );
                 let after = tc.buffered();
                 self.buffered = self.buffered.saturating_sub(before) + after;
                 self.peak_buffered = self.peak_buffered.max(self.buffered);
                 if self.buffered > self.cfg.max_buffered_total {
                     self.shed += 1;
-                    tc.shed(&self.cfg.tls, &mut emit);
+                    tc.shed(&self.cfg.tls, &mut |e| em.event(e, out));
                     self.buffered = self.buffered.saturating_sub(after);
                 }
             }
@@ -266,91 +397,30 @@ impl TlsLayer {
                     } else {
                         Side::Server
                     };
-                    let TlsState {
-                        conn: tc,
-                        client,
-                        plain_offset,
-                        spans,
-                    } = &mut **t;
-                    let client = *client;
-                    tc.gap(&self.cfg.tls, side, len, &mut |e| {
-                        emit(conn, client, plain_offset, spans, e, out)
-                    });
+                    let (tc, mut em) = t.split(conn);
+                    tc.gap(&self.cfg.tls, side, len, &mut |e| em.event(e, out));
                 }
                 Some(s @ State::Undecided { .. }) => {
                     *s = State::Plain;
-                    out(ev);
+                    out(ev, None);
                 }
-                _ => out(ev),
+                _ => out(ev, None),
             },
             StreamEvent::Conflict { conn, .. } => {
                 if !self.is_tls(conn) {
-                    out(ev);
+                    out(ev, None);
                 }
             }
-            StreamEvent::Closed { conn, .. } => {
-                if let Some(State::Tls(t)) = self.conns.remove(&conn) {
+            StreamEvent::Closed { conn, .. } => match self.conns.remove(&conn) {
+                Some(State::Tls(mut t)) => {
                     self.buffered = self.buffered.saturating_sub(t.conn.buffered());
                     self.stats.add(&t.conn);
+                    let (_, em) = t.split(conn);
+                    // The next stage flushes at close: its last messages still know their TLS.
+                    out(ev, Some(&em.view()));
                 }
-                out(ev);
-            }
-        }
-    }
-}
-
-/// Hands a TLS event on as a stream event, and remembers where its record lies.
-fn emit(
-    conn: ConnId,
-    client: Dir,
-    plain_offset: &mut [u64; 2],
-    spans: &mut [VecDeque<PlainSpan>; 2],
-    e: TlsEvent<'_>,
-    out: &mut dyn FnMut(StreamEvent<'_>),
-) {
-    let dir_of = |s: Side| {
-        if s == Side::Client {
-            client
-        } else {
-            client.reverse()
-        }
-    };
-    match e {
-        TlsEvent::Plaintext {
-            side, data, record, ..
-        } => {
-            let dir = dir_of(side);
-            let Some(off) = plain_offset.get_mut(di(dir)) else {
-                return;
-            };
-            if let Some(q) = spans.get_mut(di(dir)) {
-                if q.len() >= RECORDS_KEPT {
-                    q.pop_front();
-                }
-                q.push_back(PlainSpan {
-                    plain_offset: *off,
-                    plain_len: data.len(),
-                    record,
-                });
-            }
-            let stream_offset = *off;
-            *off += data.len() as u64;
-            if !data.is_empty() {
-                out(StreamEvent::Data {
-                    conn,
-                    dir,
-                    data,
-                    stream_offset,
-                });
-            }
-        }
-        TlsEvent::Lost { side, bytes } => {
-            let dir = dir_of(side);
-            let len = bytes.unwrap_or(UNKNOWN_GAP);
-            if let Some(off) = plain_offset.get_mut(di(dir)) {
-                *off = off.saturating_add(len);
-            }
-            out(StreamEvent::Gap { conn, dir, len });
+                _ => out(ev, None),
+            },
         }
     }
 }
@@ -372,7 +442,7 @@ mod tests {
         let a: SocketAddr = "127.0.0.1:40000".parse().unwrap();
         let b: SocketAddr = "127.0.0.1:9093".parse().unwrap();
         let mut got: Vec<(u64, Dir, Vec<u8>, u64)> = Vec::new();
-        let mut sink = |e: StreamEvent<'_>| {
+        let mut sink = |e: StreamEvent<'_>, _: Option<&TlsView<'_>>| {
             if let StreamEvent::Data {
                 conn,
                 dir,
@@ -439,7 +509,7 @@ mod tests {
                 conn: ConnId(1),
                 reason: crate::tcp::CloseReason::Fin,
             },
-            &mut |_| {},
+            &mut |_, _| {},
         );
         assert_eq!(layer.stats().connections, 1);
     }
@@ -460,7 +530,7 @@ mod tests {
         partial.extend(std::iter::repeat_n(7u8, 0x4000));
         for i in 0..100 {
             let conn = ConnId(i);
-            let mut sink = |_: StreamEvent<'_>| {};
+            let mut sink = |_: StreamEvent<'_>, _: Option<&TlsView<'_>>| {};
             layer.on_event(
                 1,
                 0,

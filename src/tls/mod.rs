@@ -125,6 +125,8 @@ pub enum TlsEvent<'a> {
         frame: u64,
         ts_ns: i64,
         record: RecordInfo,
+        version: Version,
+        suite: u16,
     },
     /// Plaintext was lost (bytes missing, or a record that could not be
     /// decrypted after decryption had begun); its length when known.
@@ -217,6 +219,10 @@ pub struct TlsStats {
     pub skipped_bytes: u64,
     pub key_updates: u64,
     pub midstream_recovered: u64,
+    /// Times the layer's overall cap made a connection drop partial records.
+    pub shed: u64,
+    /// Highest partial-record bytes held at once.
+    pub peak_buffered: usize,
 }
 
 impl TlsStats {
@@ -397,15 +403,15 @@ impl TlsConn {
         Outcome::Incomplete
     }
 
-    /// The most plaintext a record body of `len` bytes can hold (TLS 1.3
-    /// padding makes it an upper bound).
-    fn max_plaintext(&self, len: usize) -> u64 {
-        let overhead = match (self.version, self.suite.map(|s| s.aead)) {
-            (Some(Version::Tls13), _) => crypto::TAG_LEN + 1,
-            (_, Some(crypto::AeadKind::ChaCha20Poly1305)) => crypto::TAG_LEN,
+    /// The plaintext a lost record body of `len` bytes held, when that is
+    /// exact: TLS 1.2 AEAD. TLS 1.3 may pad, so its length is not known.
+    fn lost_plaintext(&self, len: usize) -> Option<u64> {
+        let overhead = match (self.version?, self.suite?.aead) {
+            (Version::Tls13, _) => return None,
+            (_, crypto::AeadKind::ChaCha20Poly1305) => crypto::TAG_LEN,
             _ => crypto::TAG_LEN + 8,
         };
-        len.saturating_sub(overhead) as u64
+        Some(len.saturating_sub(overhead) as u64)
     }
 
     /// Whether records are being decrypted.
@@ -552,11 +558,8 @@ impl TlsConn {
                 h.buf_offset += have + len;
                 h.buf.clear();
                 h.seq += 1;
-                let bytes = self.max_plaintext(rlen);
-                out(TlsEvent::Lost {
-                    side,
-                    bytes: Some(bytes),
-                });
+                let bytes = self.lost_plaintext(rlen);
+                out(TlsEvent::Lost { side, bytes });
                 return;
             }
         }
@@ -947,7 +950,7 @@ impl TlsConn {
                 if self.stats.decrypted_records > 0 {
                     out(TlsEvent::Lost {
                         side,
-                        bytes: Some(self.max_plaintext(body.len())),
+                        bytes: self.lost_plaintext(body.len()),
                     });
                 }
                 return;
@@ -957,12 +960,17 @@ impl TlsConn {
         match content_type {
             CT_APPDATA => {
                 self.stats.plaintext_bytes += content.len() as u64;
+                let (Some(version), Some(suite)) = (self.version, self.suite_id) else {
+                    return; // keys are only ready once both are known
+                };
                 out(TlsEvent::Plaintext {
                     side,
                     data: &content,
                     frame,
                     ts_ns,
                     record: info(seq),
+                    version,
+                    suite,
                 });
             }
             CT_HANDSHAKE if tls13 => self.encrypted_handshake(cfg, side, &content),

@@ -151,7 +151,8 @@ fn a_flipped_ciphertext_bit_drops_only_that_record() {
     assert!(seen.side(Side::Client).is_empty());
     assert_eq!(seen.side(Side::Server), payload());
     assert_eq!(c.stats.failed_records, 1);
-    assert_eq!(seen.lost, vec![(Side::Client, Some(50))]);
+    // TLS 1.3 may pad: the plaintext length lost is not known.
+    assert_eq!(seen.lost, vec![(Side::Client, None)]);
 }
 
 #[test]

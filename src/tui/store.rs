@@ -359,6 +359,8 @@ impl Store {
             warnings: self.warnings(i, r),
             msg,
             version_source: r.version_source(),
+            // Rows keep no TLS details; the status bar counts decrypted connections.
+            tls: None,
         };
         Some(f(&rec))
     }

@@ -175,6 +175,9 @@ pub fn write_record(out: &mut Vec<u8>, r: &crate::dissect::Record<'_>) {
     if let Some(ns) = f.latency_ns {
         let _ = write!(out, ",\"latency_us\":{}", ns / 1000);
     }
+    if let Some(t) = &r.tls {
+        let _ = write!(out, ",\"tls\":\"{}\"", t.version);
+    }
     out.extend_from_slice(b",\"body\":");
     match (m.body, &m.error) {
         (Some(b), None) => write_body(out, &m.tree, b),

@@ -26,7 +26,8 @@ pub fn write_line(out: &mut String, r: &Record<'_>) {
     push_addr(out, &f.src);
     out.push_str(" → ");
     push_addr(out, &f.dst);
-    out.push_str("  ");
+    // Carried in TLS and decrypted.
+    out.push_str(if r.tls.is_some() { "  tls " } else { "  " });
     push_api_version(out, m);
     let _ = write!(out, " {:<8} corr=", m.kind.as_str());
     match m.correlation_id {
