@@ -137,6 +137,9 @@ fn every_suite_of_the_recording_is_decrypted() {
     assert_eq!(r.json.len(), 8);
 }
 
+/// Each message of one connection, in order: (kind, bytes).
+type Conversation = Vec<(Kind, Vec<u8>)>;
+
 /// The decrypted messages, written again as plaintext TCP flows (one per
 /// connection, same endpoints), dissect to the same JSON but for the packet
 /// numbers, times and the `tls` key.
@@ -144,7 +147,7 @@ fn every_suite_of_the_recording_is_decrypted() {
 fn messages_inside_tls_decode_as_over_plaintext() {
     for name in ["tls-kraft-election", "tls-kafka-python"] {
         let mut src = Source::open_file(cap(name, "pcap")).unwrap();
-        let mut convs: BTreeMap<(String, String), Vec<(Kind, Vec<u8>)>> = BTreeMap::new();
+        let mut convs: BTreeMap<(String, String), Conversation> = BTreeMap::new();
         let mut tls_json = Vec::new();
         pipeline::run(&mut src, config(Some(&cap(name, "keys"))), &mut |r| {
             let (c, s) = match r.msg.kind {
@@ -406,7 +409,7 @@ fn damaged_copies_invent_nothing() {
     }
     // Joined mid-stream: TLS 1.3 is found again from the key log; nothing invented.
     let (t, n) = nothing_invented(write(link, &pkts[300..]).path(), &keys);
-    assert!(t.outcomes.get(&Outcome::Decrypted).is_some());
+    assert!(t.outcomes.contains_key(&Outcome::Decrypted));
     assert!(n > 100, "{n}");
 }
 
