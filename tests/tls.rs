@@ -462,3 +462,36 @@ fn record_longer_than_the_cap_and_garbage_like_a_handshake() {
     assert_eq!(out.code, 0);
     assert_eq!(out.stdout, "");
 }
+
+#[test]
+fn the_tui_status_bar_counts_decrypted_connections() {
+    use kwire::tui::{App, Input, load_all, ui};
+    use ratatui::{Terminal, backend::TestBackend, layout::Rect};
+    let path = cap("tls-resumption", "pcap");
+    let path = path.to_str().unwrap();
+    let mut app = App::new(path, false);
+    for u in load_all(
+        Input::file(path).unwrap(),
+        config(Some(&cap("tls-resumption", "keys"))),
+    ) {
+        app.update(u);
+    }
+    app.resize(Rect::new(0, 0, 160, 30));
+    app.settle();
+    let mut t = Terminal::new(TestBackend::new(160, 30)).unwrap();
+    t.draw(|f| ui::draw(&app, f)).unwrap();
+    let b = t.backend().buffer().clone();
+    let screen: String = (0..b.area.height)
+        .map(|y| {
+            (0..b.area.width)
+                .map(|x| b[(x, y)].symbol())
+                .collect::<String>()
+                + "\n"
+        })
+        .collect();
+    assert!(screen.contains("8/8 msgs"), "{screen}");
+    assert!(
+        screen.contains("TLS: 4/4 connections decrypted"),
+        "{screen}"
+    );
+}
