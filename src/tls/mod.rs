@@ -492,11 +492,6 @@ impl TlsConn {
                     let offset = h.buf_offset;
                     h.buf_offset += rec.len() as u64;
                     self.record(cfg, side, &rec, offset, frame, ts_ns, keys, out);
-                    let h = half_mut(&mut self.halves, side);
-                    if h.buf.capacity() == 0 {
-                        h.buf = rec;
-                        h.buf.clear();
-                    }
                 }
                 Some(_) => {}
             }
@@ -525,7 +520,7 @@ impl TlsConn {
         if h.phase == Phase::Plain && h.hunt.is_none() {
             // A hole in the handshake: the keys cannot be followed.
             h.dead = true;
-            h.buf.clear();
+            h.buf = Vec::new();
             if decrypting {
                 out(TlsEvent::Lost { side, bytes: None });
             }
@@ -538,7 +533,7 @@ impl TlsConn {
                 .min(hunt.seq_lo.saturating_add(cfg.resync_window));
             self.stats.skipped_bytes += h.buf.len() as u64;
             h.buf_offset += h.buf.len() as u64 + len;
-            h.buf.clear();
+            h.buf = Vec::new();
             return;
         }
         if h.skip > 0 {
@@ -556,7 +551,7 @@ impl TlsConn {
                 // The hole is inside this record: it is lost, the next one is in step.
                 h.skip = total - have - len;
                 h.buf_offset += have + len;
-                h.buf.clear();
+                h.buf = Vec::new();
                 h.seq += 1;
                 let bytes = self.lost_plaintext(rlen);
                 out(TlsEvent::Lost { side, bytes });
@@ -566,7 +561,7 @@ impl TlsConn {
         let had_header = h.buf.len() >= HEADER;
         let lo = h.seq + u64::from(had_header);
         h.buf_offset += h.buf.len() as u64 + len;
-        h.buf.clear();
+        h.buf = Vec::new();
         h.skip = 0;
         out(TlsEvent::Lost { side, bytes: None });
         let hi = lo.saturating_add((len / 17 + 1).min(cfg.resync_window));
@@ -590,7 +585,7 @@ impl TlsConn {
             let h = half_mut(&mut self.halves, side);
             h.dead = true;
             self.stats.skipped_bytes += h.buf.len() as u64;
-            h.buf.clear();
+            h.buf = Vec::new();
             return;
         }
         let lo = h.seq;
@@ -629,7 +624,7 @@ impl TlsConn {
                 // No candidate: everything is skipped.
                 self.stats.skipped_bytes += h.buf.len() as u64;
                 h.buf_offset += h.buf.len() as u64;
-                h.buf.clear();
+                h.buf = Vec::new();
                 return;
             };
             if pos > 0 {
@@ -652,7 +647,7 @@ impl TlsConn {
                     h.seq = seq;
                     let offset = h.buf_offset;
                     let rest: Vec<u8> = h.buf.get(HEADER + len..).unwrap_or_default().to_vec();
-                    h.buf.clear();
+                    h.buf = Vec::new();
                     h.buf_offset += rec.len() as u64;
                     self.stats.resyncs += 1;
                     self.record(cfg, side, &rec, offset, frame, ts_ns, keys, out);
@@ -1073,7 +1068,8 @@ impl TlsConn {
 impl TlsConn {
     /// Bytes of partial records held, both directions.
     pub fn buffered(&self) -> usize {
-        self.halves.iter().map(|h| h.buf.len()).sum()
+        // Capacity, not length: what is held is what the allocator gave.
+        self.halves.iter().map(|h| h.buf.capacity()).sum()
     }
 
     /// Gives up the partial records held (over a memory cap): what they carried
@@ -1085,7 +1081,7 @@ impl TlsConn {
             if n == 0 {
                 continue;
             }
-            h.buf.clear();
+            h.buf = Vec::new();
             h.buf_offset += n as u64;
             self.stats.skipped_bytes += n as u64;
             if h.hunt.is_some() || h.dead {
