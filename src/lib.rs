@@ -91,9 +91,14 @@ pub mod view;
 pub(crate) mod view;
 
 /// Capture-wide analysis: elections, coordinators, per-API latency and errors.
-pub use analysis::{Analysis, Analyzer, render_text as analysis_text, to_json as analysis_json};
+pub use analysis::{
+    Analysis, Analyzer, render_html as analysis_html, render_text as analysis_text,
+    to_json as analysis_json,
+};
 /// Packet sources: capture files and live interfaces.
 pub use capture::{CaptureError, LiveOptions, Source};
+/// Kafka's message schemas, loaded from kafka-clients jars, and the process-wide codec.
+pub use codec::{Codec, DecodeOptions, Loaded, Schemas, Search, install as install_codec};
 /// One decoded Kafka message.
 pub use dissect::{Record, VersionSource, dissect};
 /// The read loop, its configuration and its end-of-run counters.

@@ -103,6 +103,9 @@ struct StatsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: StatsFormat,
+    /// Also write the analysis as one self-contained HTML file (SVG charts, no scripts).
+    #[arg(long, value_name = "FILE")]
+    html: Option<std::path::PathBuf>,
     /// Do not print the end-of-run statistics on stderr.
     #[arg(short, long)]
     quiet: bool,
@@ -131,7 +134,7 @@ struct OutputArgs {
     common: Common,
 }
 
-/// Ports and limits, the same for every command that reads packets.
+/// Ports, limits and schemas, the same for every command that reads packets.
 #[derive(Args)]
 struct Common {
     /// More ports always treated as Kafka (9092 and 9093 always are).
@@ -141,11 +144,26 @@ struct Common {
     /// without the flag, $SSLKEYLOGFILE is used when set. A key log is a secret.
     #[arg(long, value_name = "FILE")]
     tls_keylog: Option<std::path::PathBuf>,
+    /// Kafka's message schemas: a kafka-clients jar, a directory of its
+    /// common/message/*.json, or one such file; repeatable. Without it: KWIRE_SCHEMAS
+    /// (`:`-separated; set empty for none), else kafka-clients jars in $KAFKA_HOME/libs
+    /// and ~/.m2/repository, newest first.
+    #[arg(long = "schemas", value_name = "PATH")]
+    schemas: Vec<std::path::PathBuf>,
+    /// Show credentials (SASL auth bytes, passwords, salts, HMACs) instead of
+    /// "<redacted N bytes>".
+    #[arg(long)]
+    show_secrets: bool,
     #[command(flatten)]
     limits: Limits,
 }
 
 impl Common {
+    /// Loads the schemas and sets the process-wide codec; see [`cli::load_schemas`].
+    fn schemas(&self) -> cli::Notes {
+        cli::load_schemas(&self.schemas, self.show_secrets)
+    }
+
     /// The pipeline's configuration; `live` sources forget idle connections (default 300 s)
     /// and reread the key log when a TLS client random is not in it yet.
     fn config(&self, live: bool) -> Config {

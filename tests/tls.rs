@@ -218,6 +218,7 @@ fn sslkeylogfile_is_used_when_the_flag_is_absent() {
             "-q",
         ])
         .env("SSLKEYLOGFILE", cap("tls-resumption", "keys"))
+        .env("KWIRE_SCHEMAS", "")
         .output()
         .unwrap();
     assert!(out.status.success());

@@ -229,7 +229,7 @@ fn moving_paging_and_following() {
     assert_eq!(app.sel(), 247 - page);
     press(&mut app, "g");
     assert_eq!((app.sel(), app.top()), (0, 0));
-    press(&mut app, "f");
+    press(&mut app, "F");
     assert!(app.follow());
     assert_eq!(app.sel(), 247);
     press(&mut app, "k");

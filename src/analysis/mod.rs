@@ -12,6 +12,7 @@
 mod apis;
 mod coordinators;
 mod elections;
+mod html;
 mod json;
 mod text;
 
@@ -22,6 +23,7 @@ pub use coordinators::{
 pub use elections::{
     Ballot, Candidacy, Epoch, Outcome, PartitionElections, RepeatCandidate, Voter,
 };
+pub use html::render_html;
 pub use json::to_json;
 pub use text::render_text;
 

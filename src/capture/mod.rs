@@ -5,7 +5,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
-#[cfg(any(test, feature = "testkit"))]
+// The TUI's export (`w`) writes with it, as do tests and fixtures.
 pub mod writer;
 
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};

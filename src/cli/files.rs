@@ -23,7 +23,11 @@ pub(crate) fn read(args: &ReadArgs) -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let (stats, end) = kwire::run(&mut source, cfg, &mut |r| printer.print(r));
+    let mut notes = args.out.common.schemas();
+    let (stats, end) = kwire::run(&mut source, cfg, &mut |r| {
+        notes.see(r);
+        printer.print(r)
+    });
     printer.finish();
     if !args.out.quiet {
         report(&stats);
@@ -40,8 +44,21 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
+    // Created before the run, so a path that cannot be written fails at once.
+    let mut html = match &args.html {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Some((f, path)),
+            Err(e) => {
+                eprintln!("kwire: cannot write {}: {e}", path.display());
+                return ExitCode::from(1);
+            }
+        },
+        None => None,
+    };
+    let mut notes = args.common.schemas();
     let mut analyzer = kwire::Analyzer::new();
     let (run, end) = kwire::run(&mut source, cfg, &mut |r| {
+        notes.see(r);
         analyzer.record(r);
         ControlFlow::Continue(())
     });
@@ -56,6 +73,13 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
     };
     // A reader that went away (e.g. `| head`) is not an error.
     let _ = io::stdout().lock().write_all(text.as_bytes());
+    if let Some((f, path)) = &mut html {
+        let page = kwire::analysis_html(&a, &args.file);
+        if let Err(e) = f.write_all(page.as_bytes()).and_then(|()| f.flush()) {
+            eprintln!("kwire: cannot write {}: {e}", path.display());
+            return ExitCode::from(1);
+        }
+    }
     if !args.quiet {
         report(&run);
     }

@@ -37,8 +37,12 @@ pub(crate) fn live(args: &LiveArgs) -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
+    let mut notes = args.out.common.schemas();
     eprintln!("kwire: capturing on {} (filter: {})", args.iface, args.bpf);
-    let (stats, end) = kwire::run(&mut source, cfg, &mut |r| printer.print(r));
+    let (stats, end) = kwire::run(&mut source, cfg, &mut |r| {
+        notes.see(r);
+        printer.print(r)
+    });
     printer.finish();
     let flushed = source.flush();
     let pcap_stats = source.live_stats();
@@ -87,6 +91,8 @@ pub(crate) fn tui(args: &TuiArgs) -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
+    // The TUI takes the screen: what was loaded is said before it starts.
+    let _ = args.common.schemas();
     let opts = TuiOptions {
         config,
         filter: args.filter.clone(),

@@ -4,10 +4,12 @@
 //! [`tables`]); this module carries out what involves several panes.
 //! Nothing here draws: `ui::draw` reads an `App` and renders it.
 
+mod actions;
 mod jump;
 mod mouse;
 
 use super::detail::Detail;
+use super::export::{Reopen, Written};
 use super::hex::{self, Hex, HexGeom};
 use super::layout::{self, Areas};
 use super::list::{self, List, View};
@@ -19,6 +21,8 @@ use crate::pipeline::RunStats;
 use crate::select::Filter;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
+use std::sync::Arc;
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 pub use super::tree::TreeItem;
@@ -66,6 +70,18 @@ pub struct App {
     focus: Pane,
     /// The filter being typed after `/`.
     input: Option<String>,
+    /// The path being typed after `w`.
+    export: Option<String>,
+    /// A path that exists, which Enter again overwrites.
+    overwrite: Option<String>,
+    /// Opens the capture again, for `w`; `None` for a live capture or standard input.
+    reopen: Option<Arc<Reopen>>,
+    /// The export being written, and where.
+    job: Option<(Receiver<Result<Written, String>>, String)>,
+    /// Text for the terminal's clipboard, not yet sent.
+    clipboard: Option<String>,
+    /// The connection `f` followed last and its endpoints, the client's first.
+    followed: Option<(u32, (std::net::SocketAddr, std::net::SocketAddr))>,
     /// A one-off message for the status bar; `true` for an error.
     notice: Option<(String, bool)>,
     help: bool,
@@ -94,6 +110,12 @@ impl App {
             tab: Tab::Messages,
             focus: Pane::List,
             input: None,
+            export: None,
+            overwrite: None,
+            reopen: None,
+            job: None,
+            clipboard: None,
+            followed: None,
             notice: None,
             help: false,
             quit: false,
@@ -147,7 +169,7 @@ impl App {
     pub fn top(&self) -> usize {
         self.list.scroll.top
     }
-    /// Whether the last message stays selected as more arrive.
+    /// Whether the last message stays selected as more arrive (`F`).
     pub fn follow(&self) -> bool {
         self.list.follow
     }
@@ -232,8 +254,10 @@ impl App {
     pub fn update(&mut self, u: Update) {
         match u {
             Update::Batch(b, p) => {
+                let keep = self.selected_row();
                 self.store.push_batch(b);
                 self.source.progress = p;
+                self.keep_selected(keep);
             }
             Update::Analysis(a) => {
                 self.tables.set(*a, &self.areas);
@@ -259,7 +283,7 @@ impl App {
             let v = &self.list.view;
             if v.unscanned(&self.store) == 0 || v.scanned() > row {
                 self.list.anchor = None;
-                let pos = v.position_from(row);
+                let pos = v.position_from(&self.store, row);
                 self.select(pos);
                 return;
             }
@@ -278,17 +302,36 @@ impl App {
             return false;
         }
         let start = Instant::now();
+        let keep = self.selected_row();
         while self.list.view.unscanned(&self.store) > 0 && start.elapsed() < budget {
             self.list.view.scan(&self.store, 2048);
         }
+        self.keep_selected(keep);
         self.grown();
         true
     }
 
     /// Filters every row not yet looked at.
     pub fn settle(&mut self) {
+        let keep = self.selected_row();
         self.list.view.scan(&self.store, usize::MAX);
+        self.keep_selected(keep);
         self.grown();
+    }
+
+    /// Messages of earlier packets can arrive late and go in above the
+    /// selection: the selected message stays selected, not its position.
+    fn keep_selected(&mut self, row: Option<usize>) {
+        if self.list.follow {
+            return;
+        }
+        let Some(row) = row else { return };
+        if let Some(pos) = self.list.view.position(&self.store, row) {
+            if pos != self.list.scroll.sel {
+                self.list.scroll.sel = pos;
+                self.scroll_list();
+            }
+        }
     }
 
     /// The terminal has this size now.
@@ -416,9 +459,16 @@ impl App {
     /// Applies a filter typed after `/`; an unparsable one leaves the prompt open.
     pub fn apply_filter(&mut self, text: &str) -> Result<(), String> {
         let f = Filter::parse(text)?;
-        let keep = self.selected_row();
-        self.list.view = View::new(f);
+        let conn = self.list.view.conn();
+        self.set_view(View::new(f).following(conn));
         self.notice = None;
+        Ok(())
+    }
+
+    /// Shows `view` instead, keeping the selected message selected when it is shown.
+    fn set_view(&mut self, view: View) {
+        let keep = self.selected_row();
+        self.list.view = view;
         match keep {
             Some(row) if !self.list.view.is_all() => {
                 self.list.anchor = Some(row);
@@ -426,16 +476,20 @@ impl App {
             }
             Some(row) => {
                 self.list.anchor = None;
-                self.select(row);
+                let pos = self.list.view.position(&self.store, row).unwrap_or(0);
+                self.select(pos);
             }
             None => self.select(0),
         }
         self.grown();
-        Ok(())
     }
 
     /// Handles one key press.
     pub fn on_key(&mut self, k: KeyEvent) {
+        if self.export.is_some() {
+            self.export_key(k);
+            return;
+        }
         if let Some(text) = &mut self.input {
             match k.code {
                 KeyCode::Enter => {
@@ -498,7 +552,10 @@ impl App {
                 }
             }
             KeyCode::Char('r') => self.jump_pair(),
-            KeyCode::Char('f') => {
+            KeyCode::Char('f') => self.follow_stream(),
+            KeyCode::Char('w') => self.start_export(),
+            KeyCode::Char('c') => self.copy(),
+            KeyCode::Char('F') => {
                 self.list.follow = !self.list.follow;
                 if self.list.follow {
                     let n = self.shown();

@@ -3,6 +3,7 @@
 //! rows on screen are decoded, for their Info column.
 
 use super::layout::fit;
+use super::order;
 use super::scroll::Scroll;
 use super::store::Store;
 use super::theme::{self, DIM, REQUEST, RESPONSE, WARNING};
@@ -18,13 +19,16 @@ use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
-/// The messages the filter lets through.
+/// The messages the filter (and the followed connection) let through, in
+/// packet order.
 #[derive(Debug, Default)]
 pub struct View {
     filter: Filter,
-    /// Matching rows in order; `None` when the filter is empty (every row matches).
+    /// Only this connection's messages (`f`, "Follow TCP Stream").
+    conn: Option<u32>,
+    /// Matching rows in packet order; `None` when every row matches.
     rows: Option<Vec<u32>>,
-    /// Rows of the store looked at so far.
+    /// Rows of the store looked at so far (in arrival order).
     scanned: usize,
 }
 
@@ -33,13 +37,27 @@ impl View {
         let rows = (!filter.is_empty()).then(Vec::new);
         View {
             filter,
+            conn: None,
             rows,
             scanned: 0,
         }
     }
 
+    /// The same view, narrowed to connection `conn` (or not, for `None`).
+    pub(super) fn following(mut self, conn: Option<u32>) -> View {
+        self.conn = conn;
+        self.rows = (!self.filter.is_empty() || conn.is_some()).then(Vec::new);
+        self.scanned = 0;
+        self
+    }
+
     pub fn filter(&self) -> &Filter {
         &self.filter
+    }
+
+    /// The connection followed, if one is.
+    pub fn conn(&self) -> Option<u32> {
+        self.conn
     }
 
     /// Whether every row is shown without being looked at.
@@ -63,7 +81,7 @@ impl View {
     /// The store row at view position `pos`.
     pub fn row_at(&self, store: &Store, pos: usize) -> Option<usize> {
         match &self.rows {
-            None => (pos < store.len()).then_some(pos),
+            None => store.by_frame(pos),
             Some(v) => v.get(pos).map(|&r| r as usize),
         }
     }
@@ -71,16 +89,21 @@ impl View {
     /// Where row `row` is shown, if it is.
     pub fn position(&self, store: &Store, row: usize) -> Option<usize> {
         match &self.rows {
-            None => (row < store.len()).then_some(row),
-            Some(v) => v.binary_search(&(row as u32)).ok(),
+            None => store.frame_position(row),
+            Some(v) => {
+                let k = store.sort_key(row);
+                v.binary_search_by(|&r| store.sort_key(r as usize).cmp(&k))
+                    .ok()
+            }
         }
     }
 
-    /// The first position showing `row` or a later row.
-    pub(super) fn position_from(&self, row: usize) -> usize {
+    /// The first position showing `row` or a message after it.
+    pub(super) fn position_from(&self, store: &Store, row: usize) -> usize {
+        let k = store.sort_key(row);
         match &self.rows {
-            None => row,
-            Some(v) => v.partition_point(|&r| (r as usize) < row),
+            None => store.frame_position(row).unwrap_or(0),
+            Some(v) => v.partition_point(|&r| store.sort_key(r as usize) < k),
         }
     }
 
@@ -103,24 +126,30 @@ impl View {
 
     /// Whether the filter lets row `row` through, looked at now.
     pub(super) fn matches(&self, store: &Store, row: usize) -> bool {
-        store
-            .with_record(row, |r| self.filter.matches(r, &mut || summary::line(r)))
-            .unwrap_or(false)
+        let Some(r) = store.row(row) else {
+            return false;
+        };
+        if self.conn.is_some_and(|c| c != r.conn()) {
+            return false;
+        }
+        self.filter.is_empty()
+            || store
+                .with_record(row, |r| self.filter.matches(r, &mut || summary::line(r)))
+                .unwrap_or(false)
     }
 
     /// Filters up to `max` more rows.
     pub(super) fn scan(&mut self, store: &Store, max: usize) {
-        let Some(rows) = &mut self.rows else {
+        if self.rows.is_none() {
             return;
-        };
+        }
         let end = store.len().min(self.scanned.saturating_add(max));
-        for i in self.scanned..end {
-            let hit = store
-                .with_record(i, |r| self.filter.matches(r, &mut || summary::line(r)))
-                .unwrap_or(false);
-            if hit {
-                rows.push(i as u32);
-            }
+        let hits: Vec<u32> = (self.scanned..end)
+            .filter(|&i| self.matches(store, i))
+            .map(|i| i as u32)
+            .collect();
+        if let Some(rows) = &mut self.rows {
+            order::merge(rows, hits, |i| store.sort_key(i));
         }
         self.scanned = end;
     }
@@ -252,12 +281,17 @@ pub struct Props {
     /// The loader is done.
     pub done: bool,
     pub live: bool,
+    /// The connection followed (`f`), as `client ↔ server`.
+    pub stream: Option<String>,
 }
 
 pub fn draw(f: &mut Frame<'_>, area: Rect, list: &List, store: &Store, p: &Props) {
     let mut title = " Messages ".to_string();
+    if let Some(s) = &p.stream {
+        title.push_str(&format!("[connection {s}] "));
+    }
     if list.follow {
-        title.push_str("[follow] ");
+        title.push_str("[newest] ");
     }
     let block = theme::pane_block(title, p.focused);
     let inner = block.inner(area);

@@ -13,11 +13,14 @@
 
 pub mod app;
 mod chart;
+pub mod clipboard;
 pub mod detail;
+pub mod export;
 pub mod hex;
 pub mod layout;
 pub mod list;
 pub mod loader;
+mod order;
 pub mod scroll;
 pub mod store;
 pub mod tables;
@@ -38,10 +41,10 @@ use crossterm::terminal::{
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
-use std::io;
-use std::sync::Once;
+use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::TryRecvError;
+use std::sync::{Arc, Once};
 use std::time::{Duration, Instant};
 
 /// Whether the terminal is in the TUI's modes and needs restoring.
@@ -105,6 +108,11 @@ pub fn run(input: Input, opts: Options) -> io::Result<()> {
     if let Some(f) = &opts.filter {
         app.apply_filter(f).map_err(io::Error::other)?;
     }
+    // `w` reads a capture file again; a live capture or standard input cannot be.
+    let path = std::path::PathBuf::from(&input.label);
+    if !input.live && input.label != "standard input" && path.is_file() {
+        app.set_reopen(Arc::new(move || crate::capture::Source::open_file(&path)));
+    }
     let loader = Loader::spawn(input, opts.config)?;
     let guard = TerminalGuard::enter()?;
     let result = event_loop(&mut app, &loader);
@@ -139,6 +147,9 @@ fn event_loop(app: &mut App, loader: &Loader) -> io::Result<()> {
         if app.scan_filter(Duration::from_millis(15)) {
             dirty = true;
         }
+        if app.poll_jobs() {
+            dirty = true;
+        }
         // While loading, redraw at most 20 times a second; input redraws at once.
         if dirty && last_draw.elapsed() >= Duration::from_millis(50) {
             term.draw(|f| ui::draw(app, f))?;
@@ -170,6 +181,11 @@ fn event_loop(app: &mut App, loader: &Loader) -> io::Result<()> {
             term.draw(|f| ui::draw(app, f))?;
             last_draw = Instant::now();
             dirty = false;
+            if let Some(text) = app.take_clipboard() {
+                let mut out = io::stdout();
+                out.write_all(clipboard::osc52(&text).as_bytes())?;
+                out.flush()?;
+            }
         }
     }
 }

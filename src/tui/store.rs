@@ -4,6 +4,7 @@
 //! Nothing derived (summary text, tree, hex) is kept: it is rebuilt from the
 //! stored bytes on demand, for the rows on screen and the selection only.
 
+use super::order::{self, Order};
 use crate::codec::{self, Kind};
 use crate::dissect::{Record, VersionSource};
 use crate::select;
@@ -105,6 +106,10 @@ impl Row {
     /// The paired request's or response's row.
     pub fn pair(&self) -> Option<usize> {
         (self.pair != NONE).then_some(self.pair as usize)
+    }
+    /// The store's index of the row's TCP connection.
+    pub fn conn(&self) -> u32 {
+        self.conn
     }
 }
 
@@ -210,6 +215,8 @@ pub struct Store {
     /// Framing warnings, for the few rows that have them.
     frame_warnings: HashMap<u32, Vec<String>>,
     first_ts_ns: Option<i64>,
+    /// Rows by packet number, as the list shows them (rows stay in arrival order).
+    order: Order,
 }
 
 impl Store {
@@ -233,6 +240,7 @@ impl Store {
     /// Bytes held: rows, arena and tables (for the status bar and measurements).
     pub fn memory(&self) -> usize {
         self.rows.capacity() * std::mem::size_of::<Row>()
+            + self.order.memory()
             + self.arena.capacity()
             + self.conns.capacity() * std::mem::size_of::<Ends>()
     }
@@ -245,9 +253,26 @@ impl Store {
         let base = self.arena.len() as u64;
         self.arena.extend_from_slice(&batch.bytes);
         self.rows.reserve(batch.rows.len());
+        let from = self.rows.len();
         for n in batch.rows {
             self.push(n, base);
         }
+        self.order.add(&self.rows, from);
+    }
+
+    /// The row shown at position `pos` of the list, in packet order.
+    pub fn by_frame(&self, pos: usize) -> Option<usize> {
+        self.order.get(pos)
+    }
+
+    /// Where row `row` comes in packet order.
+    pub fn frame_position(&self, row: usize) -> Option<usize> {
+        self.order.position(&self.rows, row)
+    }
+
+    /// What the list sorts by: the packet number, then arrival.
+    pub fn sort_key(&self, row: usize) -> (u64, usize) {
+        order::key(&self.rows, row)
     }
 
     fn push(&mut self, n: NewRow, base: u64) {

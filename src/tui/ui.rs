@@ -9,6 +9,7 @@ use super::layout::areas;
 use super::theme::{BAR, DIM, ERROR, KEY, WARNING};
 use super::{chart, hex, list, tables, tree};
 use crate::view::escape::escape;
+use crate::view::summary::addr;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -26,6 +27,9 @@ pub fn draw(app: &App, f: &mut Frame<'_>) {
                 rows: app.areas().list_rows(),
                 done: app.done(),
                 live: app.live(),
+                stream: app
+                    .stream()
+                    .map(|(a, b)| format!("{} ↔ {}", addr(&a), addr(&b))),
             };
             list::draw(f, a.list, app.list(), app.store(), &props);
             tree::draw(f, a.tree, app.detail(), app.tree(), focus == Pane::Tree);
@@ -53,6 +57,27 @@ pub fn draw(app: &App, f: &mut Frame<'_>) {
 
 fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
     let bar = BAR;
+    if let Some(text) = app.export_input() {
+        let mut spans = vec![
+            Span::styled(
+                " write shown packets to: ",
+                bar.add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(format!("{}█", escape(text)), bar),
+        ];
+        match app.notice() {
+            Some((n, _)) => spans.push(Span::styled(format!("  {n}"), bar.fg(ERROR))),
+            None => spans.push(Span::styled(
+                format!(
+                    "  (Enter write {} messages as pcap, Esc cancel)",
+                    app.shown()
+                ),
+                bar.fg(Color::Gray),
+            )),
+        }
+        f.render_widget(Paragraph::new(Line::from(spans)).style(bar), area);
+        return;
+    }
     if let Some(text) = app.input() {
         let mut spans = vec![
             Span::styled(" filter: /", bar.add_modifier(Modifier::BOLD)),
@@ -135,6 +160,13 @@ fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
             if drops > 0 { bar.fg(ERROR) } else { bar },
         ));
     }
+    if app.view().conn().is_some() {
+        spans.push(sep.clone());
+        spans.push(Span::styled(
+            "following a connection (f: all)",
+            bar.fg(Color::LightCyan),
+        ));
+    }
     if !app.view().filter().is_empty() {
         spans.push(sep.clone());
         spans.push(Span::styled(
@@ -142,8 +174,7 @@ fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
             bar.fg(Color::LightCyan),
         ));
     }
-    spans.push(sep.clone());
-    spans.push(Span::styled(escape(app.label()).into_owned(), bar));
+    // A notice says what a key just did: before the label, which can be long.
     if let Some((n, err)) = app.notice() {
         spans.push(sep.clone());
         spans.push(Span::styled(
@@ -151,6 +182,8 @@ fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
             if *err { bar.fg(ERROR) } else { bar },
         ));
     }
+    spans.push(sep.clone());
+    spans.push(Span::styled(escape(app.label()).into_owned(), bar));
     spans.push(sep);
     if app.tab() == Tab::Analysis {
         spans.push(Span::styled("t messages  ", bar.fg(Color::Gray)));
@@ -161,22 +194,25 @@ fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
 
 const HELP: &[(&str, &str)] = &[
     ("↑ ↓  j k", "move in the focused pane"),
-    ("PgUp PgDn", "move a page"),
-    ("g  G", "first / last"),
+    ("PgUp PgDn  g G", "move a page; first / last"),
     ("Tab  Shift-Tab", "next / previous pane"),
     ("Enter  Space", "expand or collapse a tree node"),
     ("← →  h l", "tree: collapse / expand; hex: move a byte"),
     ("/", "filter: API name, request, response, corr=N,"),
     ("", "error, warn, version_source=inferred, text"),
     ("r", "jump between a request and its response"),
+    ("f", "only the selected message's connection;"),
+    ("", "f again: every connection"),
+    ("F", "keep the newest message selected"),
+    ("w", "write the shown messages' packets to pcap"),
+    ("c", "copy the tree's field value, else the message"),
+    ("", "as NDJSON (terminal clipboard, OSC 52)"),
     ("t  1  2", "tab: messages / analysis (elections, coords)"),
     ("", "analysis: Tab other table; Enter lists its"),
     ("", "first message (clears a filter hiding it)"),
-    ("f", "follow the newest message"),
     ("Esc", "close a prompt or a message"),
     ("mouse", "click selects a row, field or byte"),
-    ("?", "this help"),
-    ("q", "quit"),
+    ("?  q", "this help / quit"),
 ];
 
 fn draw_help(f: &mut Frame<'_>, full: Rect) {

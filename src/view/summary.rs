@@ -83,7 +83,8 @@ fn details(m: &Message<'_>) -> String {
             _ => String::new(),
         };
     };
-    m.api_key
-        .and_then(apis::get)
-        .map_or_else(String::new, |api| (api.details)(m.kind, &m.tree, body))
+    match m.api_key.and_then(apis::get) {
+        Some(api) => (api.details)(m.kind, &m.tree, body),
+        None => apis::generic::details(m.kind, &m.tree, body, m.client_id),
+    }
 }

@@ -95,7 +95,8 @@ impl App {
             let old = self.list.view.filter().as_str().to_string();
             self.list.view = View::default();
             self.list.anchor = None;
-            self.select(row);
+            let pos = self.list.view.position(&self.store, row).unwrap_or(0);
+            self.select(pos);
             self.notice = Some((
                 format!("{here} (filter \"{old}\" cleared: it hid this message)"),
                 false,
