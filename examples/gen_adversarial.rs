@@ -8,6 +8,8 @@
 //! - `prefix-neg`: a -1 size prefix, then 1 GB without a frame boundary;
 //! - `array-2g`: 100,000 requests whose array claims 2^31 elements in 20 bytes;
 //! - `conns-100k`: 100,000 concurrent connections each holding a partial message;
+//! - `tls-partial-20k`: 20,000 concurrent TLS connections (ClientHello, ServerHello),
+//!   each leaving 6 KB of a record declared at the 16 KB cap unfinished;
 //! - `hole-1g`: a hole never filled, then 1 GB of out-of-order data past it;
 //! - `one-dir-1g`: 1 GB on one direction without any frame boundary;
 //! - `pending-1m`: 1,000,000 requests never answered;
@@ -141,6 +143,42 @@ fn main() -> std::io::Result<()> {
                 let mut f = Flow::new(addr(&client), addr("10.0.0.2:9092"))
                     .with_start(1_000_000_000 + i as i64 * 1000, 1);
                 f.syn_handshake().client_send(&req);
+                drain(&mut f, &mut w)?;
+            }
+        }
+        "tls-partial-20k" => {
+            // TLS 1.3 hellos, then a record declared at the cap of which 6000 bytes come.
+            let hello = |typ: u8| {
+                let mut body = vec![3, 3];
+                body.extend_from_slice(&[typ; 32]);
+                body.push(0);
+                if typ == 1 {
+                    body.extend_from_slice(&[0, 2, 0x13, 0x01, 1, 0]);
+                } else {
+                    body.extend_from_slice(&[0x13, 0x01, 0, 0, 6, 0, 43, 0, 2, 3, 4]);
+                }
+                let mut m = vec![typ, 0, 0, body.len() as u8];
+                m.extend(body);
+                let mut r = vec![22, 3, 3, 0, m.len() as u8];
+                r.extend(m);
+                r
+            };
+            let (ch, sh) = (hello(1), hello(2));
+            let len = (1usize << 14) + 256;
+            let mut partial = vec![23, 3, 3, (len >> 8) as u8, len as u8];
+            partial.resize(5 + 6000, 0x5A);
+            for i in 0..n(20_000) {
+                let client = format!(
+                    "10.{}.{}.{}:{}",
+                    1 + i / 62_500,
+                    (i / 250) % 250,
+                    i % 250 + 1,
+                    20000 + i % 40_000
+                );
+                let mut f = Flow::new(addr(&client), addr("10.0.0.2:9093"))
+                    .with_start(1_000_000_000 + i as i64 * 1000, 1);
+                f.syn_handshake().client_send(&ch).server_send(&sh);
+                f.client_send(&partial);
                 drain(&mut f, &mut w)?;
             }
         }

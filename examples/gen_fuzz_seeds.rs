@@ -3,6 +3,7 @@
 //!   (split by kwire's own framing), and Vote/FindCoordinator at every version;
 //! - `fuzz/corpus/pipeline/`: each capture's first packets in the target's
 //!   pcap (mode 1) and pcapng (mode 2) encodings, and the raw file (mode 0).
+//!   The `tls-*` captures make the TLS seeds: the target holds their key logs.
 //!
 //! The reassembler target needs no seeds: its input can name real frames.
 //!

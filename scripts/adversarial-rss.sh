@@ -33,8 +33,9 @@ declare -A FLAGS=(
   [pending-1m]=""
   [frames-15m]=""
   [hunt-responses]=""
+  [tls-partial-20k]=""
 )
-ORDER=(prefix-2g prefix-neg array-2g conns-100k hole-1g one-dir-1g pending-1m frames-15m hunt-responses)
+ORDER=(prefix-2g prefix-neg array-2g conns-100k hole-1g one-dir-1g pending-1m frames-15m hunt-responses tls-partial-20k)
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=("${ORDER[@]}")
 

@@ -67,6 +67,34 @@ pub struct Record<'a> {
     /// Names of the topic ids the message carries without their names, as the run
     /// knew them before this message (see [`crate::topics`]).
     pub topic_names: IdNames,
+    /// Carried inside TLS, decrypted: the version, suite and records.
+    pub tls: Option<TlsTag>,
+}
+
+/// The TLS a message was carried in (its bytes are the decrypted plaintext).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TlsTag {
+    /// `TLSv1.2` or `TLSv1.3`.
+    pub version: &'static str,
+    /// The cipher suite's IANA name.
+    pub suite: String,
+    /// The records that carried the message's bytes, in order, as far as remembered.
+    pub records: Vec<TlsRecord>,
+}
+
+/// One TLS record under a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TlsRecord {
+    /// Record sequence number under its key.
+    pub seq: u64,
+    /// Offset of the record header in its direction's TCP stream.
+    pub stream_offset: u64,
+    /// Record length on the wire, header included.
+    pub wire_len: usize,
+    /// Where its plaintext lies relative to the message's first byte (negative:
+    /// it began before the message), and how long it is.
+    pub plain_start: i64,
+    pub plain_len: usize,
 }
 
 impl Record<'_> {
@@ -97,6 +125,7 @@ pub fn dissect<'a>(f: &KafkaMessage<'a>, first_ts_ns: i64) -> Record<'a> {
         version_source,
         file: 0,
         topic_names: IdNames::default(),
+        tls: None,
     }
 }
 

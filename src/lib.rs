@@ -116,6 +116,11 @@ pub mod tcp;
 #[allow(dead_code, unused_imports)]
 pub(crate) mod tcp;
 #[cfg(feature = "testkit")]
+pub mod tls;
+#[cfg(not(feature = "testkit"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod tls;
+#[cfg(feature = "testkit")]
 pub mod topics;
 #[cfg(not(feature = "testkit"))]
 #[allow(dead_code, unused_imports)]
@@ -149,6 +154,8 @@ pub use filter::Columns;
 pub use pipeline::{Config, End, Hooks, Limits, RunStats, parse_size, run, run_with};
 /// Which messages to show: API selection and the display filter.
 pub use select::{Filter, Selection};
+/// TLS session keys: a key log file, `SSLKEYLOGFILE`, a pcapng's secrets.
+pub use tls::KeyConfig;
 /// The terminal UI.
 pub use tui::{Input as TuiInput, Options as TuiOptions, run as run_tui};
 /// Printing records (summary, tree, hex, NDJSON) and the end-of-run report.

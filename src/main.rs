@@ -196,6 +196,10 @@ struct Common {
     /// More ports always treated as Kafka (9092 and 9093 always are).
     #[arg(long, value_delimiter = ',', value_name = "P")]
     port: Vec<u16>,
+    /// Decrypt Kafka over TLS with this NSS key log (the SSLKEYLOGFILE format);
+    /// without the flag, $SSLKEYLOGFILE is used when set. A key log is a secret.
+    #[arg(long, value_name = "FILE")]
+    tls_keylog: Option<std::path::PathBuf>,
     /// Kafka's message schemas: a kafka-clients jar, a directory of its
     /// common/message/*.json, or one such file; repeatable. Without it: KWIRE_SCHEMAS
     /// (`:`-separated; set empty for none), else kafka-clients jars in $KAFKA_HOME/libs
@@ -216,9 +220,12 @@ impl Common {
         cli::load_schemas(&self.schemas, self.show_secrets)
     }
 
-    /// The pipeline's configuration; `live` sources forget idle connections (default 300 s).
+    /// The pipeline's configuration; `live` sources forget idle connections (default 300 s)
+    /// and reread the key log when a TLS client random is not in it yet.
     fn config(&self, live: bool) -> Config {
-        self.limits.config(&self.port, live)
+        let mut c = self.limits.config(&self.port, live);
+        c.keys = kwire::KeyConfig::from_flag_or_env(self.tls_keylog.clone(), live);
+        c
     }
 }
 

@@ -10,11 +10,13 @@
 use crate::capture::FileStats;
 use crate::capture::{CaptureError, Packet, Source};
 use crate::codec;
-use crate::dissect::{Record, VersionSource, dissect};
+use crate::dissect::{Record, TlsRecord, TlsTag, VersionSource, dissect};
 use crate::kafka::{Confirm, KafkaConfig, KafkaMessage, KafkaStats, Sessions};
 use crate::net::{Decoder, DefragConfig, NetStats};
 use crate::proto::Kind;
 use crate::tcp::{Reassembler, Stamp, StreamEvent, TcpConfig, TcpStats};
+use crate::tls::layer::{LayerConfig, TlsLayer, TlsView};
+use crate::tls::{KeyConfig, TlsStats};
 use crate::topics::{TopicNames, TopicNamesConfig, TopicNamesStats};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -28,6 +30,8 @@ pub struct RunStats {
     pub net: NetStats,
     pub tcp: TcpStats,
     pub kafka: KafkaStats,
+    /// TLS connections by outcome, and the TLS layer's counters.
+    pub tls: TlsStats,
     /// Messages per (API name, kind).
     pub messages: BTreeMap<(String, &'static str), u64>,
     pub inferred: u64,
@@ -44,6 +48,9 @@ pub struct Config {
     pub tcp: TcpConfig,
     pub kafka: KafkaConfig,
     pub topics: TopicNamesConfig,
+    pub tls: LayerConfig,
+    /// Where TLS session keys come from.
+    pub keys: KeyConfig,
 }
 
 /// Memory and plausibility limits (see docs/limits.md).
@@ -115,6 +122,11 @@ fn config(port: &[u16], l: &Limits, live: bool) -> Config {
             ..TcpConfig::default()
         },
         defrag: DefragConfig::default(),
+        tls: LayerConfig {
+            server_ports: ports.clone(),
+            ..LayerConfig::default()
+        },
+        keys: KeyConfig::default(),
         kafka: KafkaConfig {
             ports,
             detect: !l.no_detect,
@@ -142,6 +154,7 @@ pub enum End {
 /// Holds the stages' state between packets, so a file and a live capture run the same way.
 pub struct Pipeline {
     reasm: Reassembler,
+    tls: TlsLayer,
     sessions: Sessions,
     net: Decoder,
     stats: RunStats,
@@ -167,8 +180,11 @@ fn schema_confirm() -> Confirm {
 
 impl Pipeline {
     pub fn new(cfg: Config) -> Self {
+        // An unreadable key log was reported by the caller; the run goes on without it.
+        let keys = cfg.keys.open().unwrap_or_else(|_| crate::tls::Keys::none());
         Pipeline {
             reasm: Reassembler::new(cfg.tcp),
+            tls: TlsLayer::new(cfg.tls, Box::new(keys)),
             sessions: {
                 let mut s = Sessions::new(cfg.kafka);
                 s.set_confirm(schema_confirm());
@@ -203,6 +219,7 @@ impl Pipeline {
         self.last_file = p.file;
         let Pipeline {
             reasm,
+            tls,
             sessions,
             stats,
             names,
@@ -221,21 +238,23 @@ impl Pipeline {
         reasm.push_at(at, &seg, &mut |ev| {
             // Bytes carry the packet that carried them (not the one that
             // released them), so a message is placed at its last byte.
-            let at = match &ev {
-                StreamEvent::Data {
-                    packet,
-                    ts_ns,
-                    file,
-                    ..
-                } => Stamp {
-                    packet: *packet,
-                    ts_ns: *ts_ns,
-                    file: *file,
-                },
-                _ => at,
-            };
-            sessions.on_event(at.packet, at.ts_ns, ev, &mut |f| {
-                deliver(f, first, at.file, stats, names, stopped, sink)
+            let at = stamp(&ev, at);
+            tls.on_event(at.packet, at.ts_ns, ev, &mut |ev, view| {
+                let at = stamp(&ev, at);
+                sessions.on_event(at.packet, at.ts_ns, ev, &mut |f| {
+                    deliver(
+                        f,
+                        Carried {
+                            view,
+                            file: at.file,
+                        },
+                        first,
+                        stats,
+                        names,
+                        stopped,
+                        sink,
+                    )
+                });
             });
         });
     }
@@ -247,6 +266,7 @@ impl Pipeline {
         let first = self.first_ts_ns.unwrap_or(ts);
         let Pipeline {
             reasm,
+            tls,
             sessions,
             stats,
             names,
@@ -254,35 +274,116 @@ impl Pipeline {
             ..
         } = &mut self;
         reasm.finish(&mut |ev| {
-            let (packet, ts, file) = match &ev {
-                StreamEvent::Data {
-                    packet,
-                    ts_ns,
+            let at = stamp(
+                &ev,
+                Stamp {
+                    packet: number,
+                    ts_ns: ts,
                     file,
-                    ..
-                } => (*packet, *ts_ns, *file),
-                _ => (number, ts, file),
-            };
-            sessions.on_event(packet, ts, ev, &mut |f| {
-                deliver(f, first, file, stats, names, stopped, sink)
+                },
+            );
+            tls.on_event(at.packet, at.ts_ns, ev, &mut |ev, view| {
+                let at = stamp(&ev, at);
+                sessions.on_event(at.packet, at.ts_ns, ev, &mut |f| {
+                    deliver(
+                        f,
+                        Carried {
+                            view,
+                            file: at.file,
+                        },
+                        first,
+                        stats,
+                        names,
+                        stopped,
+                        sink,
+                    )
+                });
             });
         });
         sessions.finish(number, ts, &mut |f| {
-            deliver(f, first, file, stats, names, stopped, sink)
+            deliver(
+                f,
+                Carried { view: None, file },
+                first,
+                stats,
+                names,
+                stopped,
+                sink,
+            )
         });
         self.stats.topics = self.names.stats();
         self.net.finish();
         self.stats.net = self.net.stats.clone();
         self.stats.tcp = self.reasm.stats().clone();
         self.stats.kafka = self.sessions.stats().clone();
+        self.stats.tls = self.tls.stats();
         self.stats
     }
+
+    /// TLS counters so far (connections still open included).
+    pub fn tls_stats(&self) -> TlsStats {
+        self.tls.stats()
+    }
+}
+
+/// What a message carried in TLS says about it: version, suite, and the
+/// records its bytes came in.
+fn tls_tag(f: &KafkaMessage<'_>, v: &TlsView<'_>) -> Option<TlsTag> {
+    let version = v.version?;
+    let dir = if f.kind == Kind::Request {
+        v.client
+    } else {
+        v.client.reverse()
+    };
+    let start = f.stream_end.saturating_sub(f.wire_size);
+    let records = v
+        .records(dir, start, f.stream_end)
+        .into_iter()
+        .map(|s| TlsRecord {
+            seq: s.record.seq,
+            stream_offset: s.record.stream_offset,
+            wire_len: s.record.wire_len,
+            plain_start: s.plain_offset as i64 - start as i64,
+            plain_len: s.plain_len,
+        })
+        .collect();
+    Some(TlsTag {
+        version: version.as_str(),
+        suite: v
+            .suite
+            .map(crate::tls::crypto::suite_name)
+            .unwrap_or_default(),
+        records,
+    })
+}
+
+/// The packet, time and file an event's bytes came in; other events take `at`.
+fn stamp(ev: &StreamEvent<'_>, at: Stamp) -> Stamp {
+    match ev {
+        StreamEvent::Data {
+            packet,
+            ts_ns,
+            file,
+            ..
+        } => Stamp {
+            packet: *packet,
+            ts_ns: *ts_ns,
+            file: *file,
+        },
+        _ => at,
+    }
+}
+
+/// What carried a message besides TCP: the input file, and TLS when decrypted.
+struct Carried<'v, 't> {
+    view: Option<&'v TlsView<'t>>,
+    file: u32,
 }
 
 fn deliver(
     f: &KafkaMessage<'_>,
+    carried: Carried<'_, '_>,
     first: i64,
-    file: u32,
     stats: &mut RunStats,
     names: &mut TopicNames,
     stopped: &mut bool,
@@ -292,10 +393,11 @@ fn deliver(
         return;
     }
     let mut r = dissect(f, first);
-    r.file = file;
+    r.file = carried.file;
     // Names known before this message; then what it teaches, for the messages after it.
     r.topic_names = names.names_for(&r.msg);
     names.learn(&r.msg);
+    r.tls = carried.view.and_then(|v| tls_tag(f, v));
     let name = r
         .msg
         .api_key

@@ -2,11 +2,15 @@
 # Records kwire's fixture captures from a real Apache Kafka 4.4.0 KRaft cluster
 # (3 controllers + 1 broker, all on 127.0.0.1) with tcpdump on lo.
 #
-# usage: record.sh all | SCENARIO... | verify
+# usage: record.sh all | SCENARIO... | verify | tshark-tls NAME
 #   scenarios: kraft-initial-election kraft-reelection consumer-group-java
 #              transactional-producer consumer-group-kafka-python
-#              consumer-group-librdkafka
+#              consumer-group-librdkafka tls-kafka-python tls-resumption
+#              tls-kraft-election
 #   env: KWIRE_CTRL_PORTS (default "19301 19302 19303"), KWIRE_BROKER_PORT (19392),
+#        KWIRE_BROKER_TLS_PORTS (default "19393 19394 19395": SSL listeners, any
+#        suite / TLS 1.3 AES-128-GCM only / TLS 1.3 ChaCha20-Poly1305 only),
+#        KWIRE_TLS_PROXY_PORT (19396: a TLS terminator in front of the broker),
 #        KWIRE_RUN_DIR (default run/ here: the cluster's configs, data and logs)
 #
 # Writes captures/<scenario>.pcap; `verify` prints what tshark and Kafka's own
@@ -26,6 +30,20 @@ VENV="$HERE/.venv"
 
 read -r -a CTRL_PORTS <<<"${KWIRE_CTRL_PORTS:-19301 19302 19303}"
 BROKER_PORT="${KWIRE_BROKER_PORT:-19392}"
+read -r -a TLS_PORTS <<<"${KWIRE_BROKER_TLS_PORTS:-19393 19394 19395}"
+# tls-resumption's TLS terminator (clients/tls_proxy.py) in front of the broker.
+TLS_PROXY_PORT="${KWIRE_TLS_PROXY_PORT:-19396}"
+# The broker gets its SSL listeners only when a TLS scenario runs (set in main).
+WITH_TLS=0
+# Password of the throw-away test keystore made at record time.
+TLS_PASS="kwire-test"
+# The controllers' listener uses SSL too (tls-kraft-election only).
+TLS_CONTROLLERS=0
+# Java has no key log of its own: the extract-tls-secrets agent (Maven Central
+# name.neykov:extract-tls-secrets, https://github.com/neykov/extract-tls-secrets)
+# writes one per JVM; start_node passes AGENT_FOR[name] when set.
+AGENT_VERSION="4.0.0"
+declare -A AGENT_FOR=()
 BROKER_ID=4
 # A fixed cluster id (base64url of the 16 bytes "kwire-captures01") keeps runs alike.
 CLUSTER_ID="a3dpcmUtY2FwdHVyZXMwMQ"
@@ -38,7 +56,8 @@ JVM_OPTS=(-Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1
           -Djava.awt.headless=true "-Dlog4j2.configurationFile=$HERE/log4j2.properties")
 
 SCENARIOS=(kraft-initial-election kraft-reelection consumer-group-java
-           transactional-producer consumer-group-kafka-python consumer-group-librdkafka)
+           transactional-producer consumer-group-kafka-python consumer-group-librdkafka
+           tls-kafka-python tls-resumption tls-kraft-election)
 
 usage() {
     echo "usage: $(basename "$0") all | SCENARIO... | verify" >&2
@@ -140,12 +159,14 @@ voters() {
 # fresh_cluster: new data dirs and configs, storage formatted. Static quorum
 # (controller.quorum.voters), so every node is formatted alike with one command.
 fresh_cluster() {
-    local id port
+    local id port ctrl_proto=PLAINTEXT
+    if ((TLS_CONTROLLERS)); then ctrl_proto=SSL; fi
     for port in "${CTRL_PORTS[@]}" "$BROKER_PORT"; do
         port_free "$port" || die "port $port is taken; set KWIRE_CTRL_PORTS / KWIRE_BROKER_PORT"
     done
     rm -rf "$RUN"
     mkdir -p "$RUN"
+    if ((WITH_TLS)); then make_certs; fi
     for id in 1 2 3; do
         port="${CTRL_PORTS[$((id - 1))]}"
         cat >"$RUN/c$id.properties" <<EOF
@@ -153,22 +174,29 @@ process.roles=controller
 node.id=$id
 listeners=CONTROLLER://127.0.0.1:$port
 controller.listener.names=CONTROLLER
-listener.security.protocol.map=CONTROLLER:PLAINTEXT
+listener.security.protocol.map=CONTROLLER:$ctrl_proto
 controller.quorum.voters=$(voters)
 controller.quorum.election.timeout.ms=1000
 controller.quorum.fetch.timeout.ms=2000
 controller.quorum.election.backoff.max.ms=1000
 log.dirs=$RUN/c$id-data
 EOF
+        if ((TLS_CONTROLLERS)); then tls_props >>"$RUN/c$id.properties"; fi
     done
+    local listeners="PLAINTEXT://127.0.0.1:$BROKER_PORT" protomap="CONTROLLER:$ctrl_proto,PLAINTEXT:PLAINTEXT"
+    if ((WITH_TLS)); then
+        listeners+=",SSL://127.0.0.1:${TLS_PORTS[0]},TLSAES128://127.0.0.1:${TLS_PORTS[1]}"
+        listeners+=",TLSCHACHA://127.0.0.1:${TLS_PORTS[2]}"
+        protomap+=",SSL:SSL,TLSAES128:SSL,TLSCHACHA:SSL"
+    fi
     cat >"$RUN/broker.properties" <<EOF
 process.roles=broker
 node.id=$BROKER_ID
-listeners=PLAINTEXT://127.0.0.1:$BROKER_PORT
-advertised.listeners=PLAINTEXT://127.0.0.1:$BROKER_PORT
+listeners=$listeners
+advertised.listeners=$listeners
 inter.broker.listener.name=PLAINTEXT
 controller.listener.names=CONTROLLER
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=$protomap
 controller.quorum.voters=$(voters)
 log.dirs=$RUN/broker-data
 num.partitions=1
@@ -180,6 +208,15 @@ transaction.state.log.min.isr=1
 transaction.state.log.num.partitions=3
 group.initial.rebalance.delay.ms=0
 EOF
+    if ((WITH_TLS)); then
+        tls_props >>"$RUN/broker.properties"
+        cat >>"$RUN/broker.properties" <<EOF
+listener.name.tlsaes128.ssl.enabled.protocols=TLSv1.3
+listener.name.tlsaes128.ssl.cipher.suites=TLS_AES_128_GCM_SHA256
+listener.name.tlschacha.ssl.enabled.protocols=TLSv1.3
+listener.name.tlschacha.ssl.cipher.suites=TLS_CHACHA20_POLY1305_SHA256
+EOF
+    fi
     for id in c1 c2 c3 broker; do
         "${JAVA[@]}" kafka.tools.StorageTool format -t "$CLUSTER_ID" \
             -c "$RUN/$id.properties" >>"$RUN/format.log" 2>&1 \
@@ -188,10 +225,61 @@ EOF
     log "formatted cluster $CLUSTER_ID in run/"
 }
 
+# make_certs: a throw-away self-signed RSA certificate for 127.0.0.1 (keytool),
+# as the broker's PKCS12 keystore and as the clients' CA file. Made at record
+# time in run/tls/, never committed.
+make_certs() {
+    mkdir -p "$RUN/tls"
+    rm -f "$RUN/tls/broker.p12" "$RUN/tls/ca.pem"
+    keytool -genkeypair -alias broker -keyalg RSA -keysize 2048 -validity 30 \
+        -dname "CN=127.0.0.1" -ext "SAN=IP:127.0.0.1,DNS:localhost" \
+        -keystore "$RUN/tls/broker.p12" -storetype PKCS12 \
+        -storepass "$TLS_PASS" -keypass "$TLS_PASS" >>"$RUN/format.log" 2>&1 \
+        || die "keytool failed (see $RUN/format.log)"
+    keytool -exportcert -rfc -alias broker -keystore "$RUN/tls/broker.p12" \
+        -storepass "$TLS_PASS" -file "$RUN/tls/ca.pem" >>"$RUN/format.log" 2>&1 \
+        || die "keytool -exportcert failed (see $RUN/format.log)"
+    keytool -importcert -noprompt -alias broker -file "$RUN/tls/ca.pem" \
+        -keystore "$RUN/tls/trust.p12" -storetype PKCS12 -storepass "$TLS_PASS" \
+        >>"$RUN/format.log" 2>&1 || die "keytool -importcert failed (see $RUN/format.log)"
+    openssl pkcs12 -in "$RUN/tls/broker.p12" -nodes -passin "pass:$TLS_PASS" \
+        -out "$RUN/tls/certkey.pem" >>"$RUN/format.log" 2>&1 \
+        || die "openssl pkcs12 failed (see $RUN/format.log)"
+}
+
+# setup_agent: fetch the key-log agent for the Java nodes into lib/agent/.
+setup_agent() {
+    local jar="$HERE/lib/agent/extract-tls-secrets-$AGENT_VERSION.jar"
+    if [[ ! -f "$jar" ]]; then
+        log "fetching extract-tls-secrets $AGENT_VERSION into lib/agent/"
+        (cd "$HERE" && mvn -q -B dependency:copy \
+            "-Dartifact=name.neykov:extract-tls-secrets:$AGENT_VERSION" \
+            -DoutputDirectory="$HERE/lib/agent")
+    fi
+    AGENT_JAR="$jar"
+}
+
+# tls_props: the SSL settings every node shares (its keystore, and the
+# certificate as truststore for the controller connections it opens).
+tls_props() {
+    cat <<EOF
+ssl.keystore.type=PKCS12
+ssl.keystore.location=$RUN/tls/broker.p12
+ssl.keystore.password=$TLS_PASS
+ssl.key.password=$TLS_PASS
+ssl.truststore.type=PKCS12
+ssl.truststore.location=$RUN/tls/trust.p12
+ssl.truststore.password=$TLS_PASS
+ssl.client.auth=none
+EOF
+}
+
 # start_node NAME: start controller c1..c3 or the broker from run/NAME.properties.
 start_node() {
     local name="$1"
-    "${JAVA[@]}" kafka.Kafka "$RUN/$name.properties" >>"$RUN/$name.log" 2>&1 &
+    local agent=()
+    if [[ -n "${AGENT_FOR[$name]:-}" ]]; then agent=("-javaagent:$AGENT_JAR=${AGENT_FOR[$name]}"); fi
+    "${JAVA[@]}" "${agent[@]}" kafka.Kafka "$RUN/$name.properties" >>"$RUN/$name.log" 2>&1 &
     PIDS[$name]=$!
     log "started $name (pid ${PIDS[$name]})"
 }
@@ -244,6 +332,10 @@ ensure_quorum() {
 start_broker() {
     start_node broker
     wait_listen "$BROKER_PORT" 90
+    if ((WITH_TLS)); then
+        local p
+        for p in "${TLS_PORTS[@]}"; do wait_listen "$p" 30; done
+    fi
     log "broker listens on 127.0.0.1:$BROKER_PORT"
 }
 
@@ -489,6 +581,93 @@ scenario_produce_fetch_topic_ids() {
     write_truth produce-fetch-topic-ids "$BROKER_PORT"
 }
 
+# tls-kafka-python: kafka-python producers and consumer groups on the SSL
+# listeners, each run with its own TLS version and cipher suite, all writing
+# their secrets to captures/tls-kafka-python.keys (test keys only).
+TLS_RUNS=(
+    "1 tls13"                                  # TLS_AES_128_GCM_SHA256 (listener allows only it)
+    "0 tls13"                                  # the broker's pick: TLS_AES_256_GCM_SHA384
+    "2 tls13"                                  # TLS_CHACHA20_POLY1305_SHA256
+    "0 tls12:ECDHE-RSA-AES128-GCM-SHA256"      # 0xC02F
+    "0 tls12:ECDHE-RSA-CHACHA20-POLY1305"      # 0xCCA8
+    "0 tls12:AES256-GCM-SHA384"                # 0x009D, RSA key exchange
+)
+scenario_tls_kafka_python() {
+    setup_python
+    ensure_broker
+    local keys="$OUT/tls-kafka-python.keys" run idx mode
+    rm -f "$keys"
+    capture_start tls-kafka-python "${TLS_PORTS[@]}"
+    for run in "${TLS_RUNS[@]}"; do
+        read -r idx mode <<<"$run"
+        run_client 120 "$VENV/bin/python" "$HERE/clients/kafka_python_tls.py" \
+            "127.0.0.1:${TLS_PORTS[$idx]}" kwire-tls "kwire-tls-group-$idx-${mode//[:]/-}" 3 \
+            "$RUN/tls/ca.pem" "$keys" "$mode"
+    done
+    capture_stop
+    chmod 644 "$keys"
+}
+
+# tls-resumption: raw TLS sockets (Python ssl) resume a session, TLS 1.2
+# (ticket) and TLS 1.3 (PSK from a NewSessionTicket), one ApiVersions each.
+# Kafka's Java listener never resumes a session, so the TLS ends at a TLS
+# terminator (clients/tls_proxy.py, OpenSSL) that relays to the broker.
+scenario_tls_resumption() {
+    setup_python
+    ensure_broker
+    local keys="$OUT/tls-resumption.keys"
+    rm -f "$keys"
+    port_free "$TLS_PROXY_PORT" || die "port $TLS_PROXY_PORT is taken; set KWIRE_TLS_PROXY_PORT"
+    "$VENV/bin/python" "$HERE/clients/tls_proxy.py" "$TLS_PROXY_PORT" "$BROKER_PORT" \
+        "$RUN/tls/certkey.pem" >>"$RUN/proxy.log" 2>&1 &
+    PIDS[proxy]=$!
+    wait_listen "$TLS_PROXY_PORT" 30
+    capture_start tls-resumption "$TLS_PROXY_PORT"
+    run_client 60 "$VENV/bin/python" "$HERE/clients/tls_resume.py" 127.0.0.1 "$TLS_PROXY_PORT" \
+        "$RUN/tls/ca.pem" "$keys"
+    capture_stop
+    stop proxy
+    chmod 644 "$keys"
+}
+
+# tls-kraft-election: like kraft-initial-election, but the controllers talk SSL
+# (TLS 1.3, Java's choice of suite) and each JVM writes its key log through the
+# agent; the logs are merged into captures/tls-kraft-election.keys.
+scenario_tls_kraft_election() {
+    stop broker; stop c1; stop c2; stop c3
+    setup_agent
+    TLS_CONTROLLERS=1
+    local keys="$OUT/tls-kraft-election.keys" id
+    rm -f "$keys"
+    fresh_cluster
+    for id in 1 2 3; do AGENT_FOR[c$id]="$RUN/keys-c$id.log"; done
+    capture_start tls-kraft-election "${CTRL_PORTS[@]}"
+    start_quorum
+    sleep 3
+    capture_stop
+    stop c1; stop c2; stop c3
+    AGENT_FOR=()
+    # Both ends log each session: keep every line once.
+    cat "$RUN"/keys-c*.log | sort -u >"$keys"
+    chmod 644 "$keys"
+}
+
+# tshark_tls NAME: what tshark finds inside the TLS of a capture, decrypted with
+# its key log and decoded as Kafka: one line per Kafka message, tab-separated
+# frame, tcp stream, request key, version, correlation id, response key.
+tshark_tls() {
+    local f="$OUT/$1.pcap" k="$OUT/$1.keys" port ports dargs=()
+    ports=("${TLS_PORTS[@]}")
+    if [[ "$1" == tls-kraft-* ]]; then ports=("${CTRL_PORTS[@]}"); fi
+    if [[ "$1" == tls-resumption ]]; then ports=("$TLS_PROXY_PORT"); fi
+    for port in "${ports[@]}"; do
+        dargs+=(-d "tcp.port==$port,tls" -d "tls.port==$port,kafka")
+    done
+    tshark -r "$f" -o "tls.keylog_file:$k" "${dargs[@]}" -Y kafka -T fields \
+        -e frame.number -e tcp.stream -e kafka.request_key -e kafka.api_version \
+        -e kafka.correlation_id -e kafka.response_key 2>/dev/null
+}
+
 # ---------------------------------------------------------------- verify
 # capture_ports NAME: the Kafka server ports a capture was filtered on.
 capture_ports() {
@@ -508,6 +687,12 @@ verify() {
     for s in "${SCENARIOS[@]}"; do
         f="$OUT/$s.pcap"
         [[ -f "$f" ]] || { echo "== $s.pcap: missing"; continue; }
+        if [[ "$s" == tls-* ]]; then
+            echo "== $s.pcap ($(stat -c %s "$f") bytes), decrypted with $s.keys"
+            tshark_tls "$s" | awk -F'\t' '$3 != "" { n[$3 "/v" $4]++ }
+                END { for (x in n) print "  request  " x ": " n[x] }' | sort -V
+            continue
+        fi
         read -r -a ports <<<"$(capture_ports "$s")"
         dargs=()
         for port in "${ports[@]}"; do dargs+=(-d "tcp.port==$port,kafka"); done
@@ -534,6 +719,11 @@ verify() {
 # ---------------------------------------------------------------- main
 main() {
     (($#)) || usage
+    if [[ "$1" == tshark-tls ]]; then
+        (($# == 2)) || usage
+        tshark_tls "$2"
+        exit 0
+    fi
     if [[ "$1" == verify ]]; then
         (($# == 1)) || usage
         setup_java
@@ -546,6 +736,7 @@ main() {
     fi
     for s in "$@"; do
         [[ " ${SCENARIOS[*]} " == *" $s "* ]] || usage
+        if [[ "$s" == tls-* ]]; then WITH_TLS=1; fi
     done
     command -v tcpdump >/dev/null || die "tcpdump is missing (apt-get install -y tcpdump)"
     command -v java >/dev/null || die "java is missing"

@@ -8,12 +8,14 @@
 //! - 2: a pcapng of the same packets, with a block of an unknown type between them;
 //! - 3: a valid pcap file header, then the bytes as its records.
 //!
-//! Byte 1 picks the link type for modes 1–3.
+//! Byte 1 picks the link type for modes 1–3. The key logs of the recorded TLS
+//! captures are configured, so their seeds reach the plaintext Kafka inside.
 #![no_main]
 
 use kwire::capture::Source;
 use kwire::capture::writer::{PcapWriter, PcapngWriter, TsPrecision};
 use kwire::pipeline::{self, Config};
+use kwire::tls::KeyLog;
 use kwire::view::{json, summary, tree};
 use libfuzzer_sys::fuzz_target;
 use std::io::Write;
@@ -30,6 +32,17 @@ fn path() -> &'static PathBuf {
     PATH.get_or_init(|| {
         let dir = DIR.get_or_init(|| tempfile::tempdir().unwrap());
         dir.path().join("input.cap")
+    })
+}
+
+/// The key logs recorded with the TLS captures (test sessions only).
+fn keys() -> &'static KeyLog {
+    static KEYS: OnceLock<KeyLog> = OnceLock::new();
+    KEYS.get_or_init(|| {
+        let mut k = KeyLog::parse(include_str!("../../captures/tls-kafka-python.keys"));
+        k.merge(KeyLog::parse(include_str!("../../captures/tls-resumption.keys")));
+        k.merge(KeyLog::parse(include_str!("../../captures/tls-kraft-election.keys")));
+        k
     })
 }
 
@@ -99,6 +112,11 @@ fuzz_target!(|data: &[u8]| {
     cfg.kafka.max_buffered_per_direction = 4096;
     cfg.kafka.max_pending_per_connection = 4;
     cfg.kafka.max_buffered_total = 16384;
+    // The recorded TLS captures' keys, so their seeds (gen_fuzz_seeds takes every
+    // capture) are decrypted and the mutations reach the record layer and beyond.
+    cfg.keys.extra = keys().clone();
+    cfg.tls.max_buffered_total = 32768;
+    cfg.tls.tls.trial_budget_bytes = 1 << 20;
     let mut buf = Vec::new();
     let _ = pipeline::run(&mut src, cfg, &mut |r| {
         let _ = summary::line(r);

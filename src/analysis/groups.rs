@@ -457,6 +457,7 @@ mod tests {
             version_source: None,
             file: 0,
             topic_names: crate::topics::IdNames::default(),
+            tls: None,
         }
     }
 

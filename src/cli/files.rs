@@ -47,7 +47,10 @@ pub(crate) fn read(args: &ReadArgs) -> ExitCode {
             printer.print(r)
         },
     };
-    let cfg = args.out.common.config(false);
+    let cfg = match super::configure(args.out.common.config(false), &args.files) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     let (stats, end) = kwire::run_with(&mut source, cfg.clone(), &mut hooks);
     if let Some(p) = &progress {
         p.finish();
@@ -73,6 +76,10 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return e,
     };
+    let cfg = match super::configure(args.common.config(false), &args.files) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     // Created before the run, so a path that cannot be written fails at once.
     let mut html = match &args.html {
         Some(path) => match std::fs::File::create(path) {
@@ -97,7 +104,6 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
             ControlFlow::Continue(())
         },
     };
-    let cfg = args.common.config(false);
     let (run, end) = kwire::run_with(&mut source, cfg.clone(), &mut hooks);
     if let Some(p) = &progress {
         p.finish();

@@ -68,7 +68,10 @@ pub(crate) fn live(args: &LiveArgs) -> ExitCode {
     if let Some(secs) = args.duration {
         source.stop_after(Duration::from_secs_f64(secs.max(0.0)));
     }
-    let cfg = args.out.common.config(true);
+    let cfg = match super::configure(args.out.common.config(true), &[]) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     eprintln!("kwire: capturing on {} (filter: {})", args.iface, args.bpf);
     let mut hooks = LiveHooks {
         sink: |r: &Record<'_>| {
@@ -130,8 +133,19 @@ pub(crate) fn tui(args: &TuiArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    let config = match super::configure(
+        args.common.config(args.iface.is_some()),
+        if args.iface.is_none() {
+            &args.file
+        } else {
+            &[]
+        },
+    ) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     let opts = TuiOptions {
-        config: args.common.config(args.iface.is_some()),
+        config,
         filter: args.filter.clone(),
     };
     match run_tui(input, opts) {

@@ -69,6 +69,23 @@ pub(crate) fn open_failed(what: &str, e: CaptureError) -> ExitCode {
     ExitCode::from(1)
 }
 
+/// The configuration of a run over `file` (if any): TLS keys from the flag or
+/// `SSLKEYLOGFILE`, and from the file's pcapng Decryption Secrets Blocks.
+/// An unreadable key log is an error (exit status 1).
+pub(crate) fn configure(
+    mut cfg: kwire::Config,
+    files: &[String],
+) -> Result<kwire::Config, ExitCode> {
+    if let Err(e) = cfg.keys.check() {
+        eprintln!("kwire: {e}");
+        return Err(ExitCode::from(1));
+    }
+    for f in files {
+        cfg.keys.add_pcapng_secrets(std::path::Path::new(f));
+    }
+    Ok(cfg)
+}
+
 /// Exit status 2 when the capture ended damaged.
 pub(crate) fn ended(end: End) -> ExitCode {
     match end {

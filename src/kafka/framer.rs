@@ -130,7 +130,8 @@ impl Framer {
         [make(Dir::AtoB, a, b), make(Dir::BtoA, b, a)]
     }
 
-    /// A frame seen in this direction, completed by packet `frame`.
+    /// A frame seen in this direction, completed by packet `frame`, ending at `stream_end`.
+    #[allow(clippy::too_many_arguments)]
     fn message<'a>(
         &mut self,
         data: &'a [u8],
@@ -139,6 +140,7 @@ impl Framer {
         warnings: Vec<String>,
         frame: u64,
         ts_ns: i64,
+        stream_end: u64,
     ) -> KafkaMessage<'a> {
         if self.kind == Kind::Request && !cut {
             if let Some((corr, field)) = request_ident(data) {
@@ -162,6 +164,7 @@ impl Framer {
             request_packet: None,
             latency_ns: None,
             warnings,
+            stream_end,
         }
     }
 
@@ -221,7 +224,15 @@ impl Framer {
                 notes.push(self.oversize_note(total));
             }
             pairing.emit(
-                self.message(&head, total, true, notes, frame, ts_ns),
+                self.message(
+                    &head,
+                    total,
+                    true,
+                    notes,
+                    frame,
+                    ts_ns,
+                    end - data.len() as u64,
+                ),
                 stats,
                 out,
             );
@@ -294,7 +305,15 @@ impl Framer {
                     let mut notes = std::mem::take(&mut self.notes);
                     notes.push(self.oversize_note(total as u64));
                     pairing.emit(
-                        self.message(&head, total as u64, true, notes, frame, ts_ns),
+                        self.message(
+                            &head,
+                            total as u64,
+                            true,
+                            notes,
+                            frame,
+                            ts_ns,
+                            view_start + pos as u64,
+                        ),
                         stats,
                         out,
                     );
@@ -317,9 +336,10 @@ impl Framer {
             };
             let notes = std::mem::take(&mut self.notes);
             // Held since hunting, it may have ended in an earlier packet.
-            let (f, t) = self.packet_of(view_start + (pos + total) as u64, frame, ts_ns);
+            let whole_end = view_start + (pos + total) as u64;
+            let (f, t) = self.packet_of(whole_end, frame, ts_ns);
             pairing.emit(
-                self.message(whole, total as u64, false, notes, f, t),
+                self.message(whole, total as u64, false, notes, f, t, whole_end),
                 stats,
                 out,
             );
@@ -513,7 +533,7 @@ impl Framer {
                 if let Some(size) = peek_size(&self.buf) {
                     let total = size as u64 + 4;
                     let have = self.buf.len() as u64;
-                    if have + len <= total {
+                    if have.saturating_add(len) <= total {
                         // The hole lies inside this frame: keep its head, pass over the rest.
                         self.state = State::Skipping {
                             left: total - have - len,
@@ -529,8 +549,12 @@ impl Framer {
         }
         self.buf.clear();
         self.state = State::Hunting(Hunt::after_loss(0));
-        self.notes
-            .push(format!("{len} bytes were not captured before this message"));
+        self.notes.push(if len == u64::MAX {
+            // From the TLS layer: records lost or not decrypted, plaintext length unknown.
+            "bytes of unknown length were lost before this message (TLS records not captured or not decrypted)".to_string()
+        } else {
+            format!("{len} bytes were not captured before this message")
+        });
     }
 
     /// At close, a frame still partial is reported as cut.
@@ -564,7 +588,7 @@ impl Framer {
         ));
         stats.cut_frames += 1;
         pairing.emit(
-            self.message(&buf, wire, true, notes, frame, ts_ns),
+            self.message(&buf, wire, true, notes, frame, ts_ns, self.seen),
             stats,
             out,
         );

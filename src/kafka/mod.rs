@@ -91,6 +91,9 @@ pub struct KafkaMessage<'a> {
     pub request_packet: Option<u64>,
     pub latency_ns: Option<i64>,
     pub warnings: Vec<String>,
+    /// Offset just past its last byte seen in its direction's stream (bytes
+    /// delivered, holes not counted): where it lies among TLS records.
+    pub stream_end: u64,
 }
 
 /// Counters for the end-of-run report.

@@ -398,6 +398,8 @@ impl Store {
                 .get(&(i as u32))
                 .cloned()
                 .unwrap_or_default(),
+            // Rows keep no TLS details; the status bar counts decrypted connections.
+            tls: None,
         };
         Some(f(&rec))
     }

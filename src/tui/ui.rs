@@ -135,6 +135,23 @@ fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
         ),
     };
     spans.push(load);
+    // Once loaded: how many TLS connections were decrypted.
+    if let Some(t) = app.stats().map(|s| &s.tls).filter(|t| t.connections > 0) {
+        let decrypted = t
+            .outcomes
+            .get(&crate::tls::Outcome::Decrypted)
+            .copied()
+            .unwrap_or(0);
+        spans.push(sep.clone());
+        spans.push(Span::styled(
+            format!("TLS: {decrypted}/{} connections decrypted", t.connections),
+            if decrypted < t.connections {
+                bar.fg(WARNING)
+            } else {
+                bar
+            },
+        ));
+    }
     if let Some(l) = progress.live {
         let drops = u64::from(l.dropped_by_kernel) + u64::from(l.dropped_by_interface);
         spans.push(sep.clone());

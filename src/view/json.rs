@@ -196,6 +196,9 @@ pub fn write_record_in(out: &mut Vec<u8>, r: &crate::dissect::Record<'_>, file: 
     if let Some(ns) = f.latency_ns {
         let _ = write!(out, ",\"latency_us\":{}", ns / 1000);
     }
+    if let Some(t) = &r.tls {
+        let _ = write!(out, ",\"tls\":\"{}\"", t.version);
+    }
     out.extend_from_slice(b",\"body\":");
     match (m.body, &m.error) {
         (Some(b), None) => write_body_named(out, &m.tree, b, &r.topic_names.nodes(&m.tree)),

@@ -28,6 +28,9 @@ pub fn render(s: &RunStats) -> String {
                 k.tls
             )?;
         }
+        if s.tls.connections > 0 {
+            e.push_str(&tls_line(&s.tls));
+        }
         let mut apis: Vec<String> = Vec::new();
         let mut last = String::new();
         for ((api, kind), count) in &s.messages {
@@ -137,6 +140,59 @@ pub fn render(s: &RunStats) -> String {
         Ok(())
     })();
     e
+}
+
+/// The TLS line: connections by outcome, what was decrypted, and the layer's counters.
+fn tls_line(t: &crate::tls::TlsStats) -> String {
+    use crate::tls::Outcome;
+    let mut parts: Vec<String> = Vec::new();
+    for (o, n) in &t.outcomes {
+        let mut p = format!("{n} {}", o.reason());
+        if *o == Outcome::Decrypted {
+            let mut detail: Vec<String> = t
+                .versions
+                .iter()
+                .map(|(v, c)| format!("{v} ×{c}"))
+                .collect();
+            detail.extend(t.suites.iter().map(|(s, c)| format!("{s} ×{c}")));
+            p.push_str(&format!(" ({})", detail.join(", ")));
+        }
+        if *o == Outcome::NoKey {
+            p.push_str(" (give one with --tls-keylog FILE or SSLKEYLOGFILE)");
+        }
+        parts.push(p);
+    }
+    let mut line = format!(
+        "  TLS: {} connections: {}; records: {} decrypted, {} failed authentication, {} without a key",
+        t.connections,
+        parts.join(", "),
+        t.decrypted_records,
+        t.failed_records,
+        t.undecrypted_records
+    );
+    if t.gaps
+        + t.resyncs
+        + t.desyncs
+        + t.skipped_bytes
+        + t.key_updates
+        + t.midstream_recovered
+        + t.shed
+        > 0
+    {
+        line.push_str(&format!(
+            "; {} gaps, {} resyncs, {} desyncs, {} bytes skipped, {} key updates, {} joined mid-stream and decrypted, {} times partial records dropped at the overall cap (peak {} bytes)",
+            t.gaps,
+            t.resyncs,
+            t.desyncs,
+            t.skipped_bytes,
+            t.key_updates,
+            t.midstream_recovered,
+            t.shed,
+            t.peak_buffered
+        ));
+    }
+    line.push('\n');
+    line
 }
 
 /// Ports the "no Kafka traffic" line names.

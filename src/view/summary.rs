@@ -67,7 +67,8 @@ fn write_line_with(out: &mut String, r: &Record<'_>, paint: Option<bool>) {
     push_addr(out, &f.src);
     out.push_str(" → ");
     push_addr(out, &f.dst);
-    out.push_str("  ");
+    // Carried in TLS and decrypted.
+    out.push_str(if r.tls.is_some() { "  tls " } else { "  " });
     let style = match m.kind {
         Kind::Request => paint::REQUEST,
         Kind::Response => paint::RESPONSE,

@@ -260,6 +260,9 @@ pub fn record(r: &crate::dissect::Record<'_>) -> String {
         let _ = write!(out, ", request in frame {req}, {}", latency(ns / 1000));
     }
     out.push('\n');
+    if let Some(t) = &r.tls {
+        push_tls(&mut out, t, f.wire_size);
+    }
     out.push_str(&render_named(&m.tree, &r.topic_names.nodes(&m.tree)));
     if let Some(e) = &m.error {
         let _ = writeln!(out, "!! malformed: {e}");
@@ -269,4 +272,19 @@ pub fn record(r: &crate::dissect::Record<'_>) -> String {
     }
     out.push('\n');
     out
+}
+
+/// The TLS layer above a decrypted message: version, suite, and each record
+/// that carried its bytes (which of them, and where the record lies).
+fn push_tls(out: &mut String, t: &crate::dissect::TlsTag, wire_size: u64) {
+    let _ = writeln!(out, "Transport Layer Security: {}, {}", t.version, t.suite);
+    for rec in &t.records {
+        let from = rec.plain_start.max(0);
+        let to = (rec.plain_start + rec.plain_len as i64).min(wire_size as i64);
+        let _ = writeln!(
+            out,
+            "  record seq {}: {} bytes at stream offset {}, message bytes {from}..{to} of {wire_size}",
+            rec.seq, rec.wire_len, rec.stream_offset
+        );
+    }
 }
