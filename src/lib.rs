@@ -10,6 +10,7 @@ pub mod codec;
 pub mod kafka;
 pub mod net;
 pub mod pipeline;
+pub mod records;
 pub mod synth;
 pub mod tcp;
 pub mod tui;
