@@ -25,7 +25,7 @@ mod wire;
 #[cfg(test)]
 mod tests;
 
-pub use codec::{Compression, SnappyForm};
+pub use codec::{Compression, SnappyForm, XERIAL_MAGIC};
 pub use control::{Control, ControlBody, DataSchemas};
 pub use wire::Fail;
 
