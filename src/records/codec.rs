@@ -119,8 +119,10 @@ pub(crate) fn reader<'a>(
         }
         Compression::Zstd => {
             let mut d = zstd::stream::read::Decoder::with_buffer(data)?;
-            // The window a frame may claim is bounded by the cap (and zstd's own 2^27).
-            let log = (usize::BITS - cap.max(1 << 10).leading_zeros()).clamp(10, 27);
+            // The window a frame may claim: twice the cap, at least the 8 MiB that
+            // streaming compressors (which do not know the size) ask for at
+            // common levels, at most zstd's own default limit of 2^27.
+            let log = (usize::BITS - cap.leading_zeros() + 1).clamp(23, 27);
             d.window_log_max(log)?;
             Ok(Box::new(d))
         }

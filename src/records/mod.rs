@@ -9,6 +9,21 @@
 //! Nothing here trusts a length: every one is checked against the bytes
 //! present, record counts never size an allocation, and decompression streams
 //! into `max_decompressed` and stops there.
+//!
+//! How the schema walker uses it, for a field of type `records` whose data
+//! (after its length prefix) is `data`, starting at message offset `base`:
+//! - JSON: [`json::write`]`(out, Some(data), &opts)` (or `None` for a null
+//!   field) writes the field's value; batches are decoded one at a time.
+//! - Tree: `let t = `[`tree::decode_tree`]`(data, &opts)`, then
+//!   `t.nodes(data, base, depth + 1, first_index)` gives codec [`Node`](crate::codec::Node)s
+//!   to place under the field's node (`next` already counts from
+//!   `first_index`); nodes with `decompressed` set have offsets within their
+//!   batch's decompressed records, not the message. `t` owns those payloads, so
+//!   it must live as long as the nodes.
+//! - Summary: [`summary::Totals`] reads batch headers only (no decompression).
+//! - KRaft control records: [`Options::schemas`] takes a [`DataSchemas`] that
+//!   decodes `LeaderChangeMessage`, `VotersRecord`, ... by name (at version 0,
+//!   as Kafka reads them).
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
@@ -262,6 +277,7 @@ pub fn batches<'a, 'o>(field: &'a [u8], opts: &'o Options<'o>) -> Batches<'a, 'o
         opts,
         index: 0,
         done: false,
+        budget: None,
     }
 }
 
@@ -277,6 +293,9 @@ pub struct Batches<'a, 'o> {
     opts: &'o Options<'o>,
     index: u32,
     done: bool,
+    /// Decompressed bytes still allowed over the whole field, when the caller
+    /// keeps every payload (the tree); `None` when each is dropped in turn.
+    budget: Option<usize>,
 }
 
 impl Iterator for Batches<'_, '_> {
@@ -291,14 +310,29 @@ impl Batches<'_, '_> {
         if self.done || self.pos >= self.field.len() {
             return None;
         }
+        let cap = self.budget.map_or(self.opts.max_decompressed, |b| {
+            b.min(self.opts.max_decompressed)
+        });
         let ctx = Ctx {
             opts: self.opts,
             index: self.index,
             depth: 0,
+            cap: Cap {
+                bytes: cap,
+                whole_field: cap < self.opts.max_decompressed,
+            },
         };
         let mut src = Wire(self.field);
         t.source(tree::Src::Wire);
         let (entry, next, stop) = next_entry(&mut src, self.pos, &ctx, t);
+        if let Some(b) = &mut self.budget {
+            let kept = match &entry {
+                Entry::Batch(x) => x.payload.as_ref().map_or(0, Vec::len),
+                Entry::Message(x) => x.payload.as_ref().map_or(0, Vec::len),
+                _ => 0,
+            };
+            *b = b.saturating_sub(kept);
+        }
         self.pos = next;
         self.done = stop;
         self.index += 1;
@@ -311,6 +345,14 @@ struct Ctx<'o> {
     opts: &'o Options<'o>,
     index: u32,
     depth: u8,
+    cap: Cap,
+}
+
+/// The decompression cap for one entry, and whether the field's total set it.
+#[derive(Clone, Copy)]
+struct Cap {
+    bytes: usize,
+    whole_field: bool,
 }
 
 /// Bytes to decode from: the field itself, or a decompressing stream.
@@ -331,15 +373,15 @@ impl Source for Wire<'_> {
 struct Payload<'r> {
     reader: Box<dyn Read + 'r>,
     buf: Vec<u8>,
-    cap: usize,
+    cap: Cap,
     eof: bool,
     codec: Compression,
 }
 
 impl<'r> Payload<'r> {
-    fn new(codec: Compression, data: &'r [u8], magic: i8, cap: usize) -> Result<Self, Fail> {
+    fn new(codec: Compression, data: &'r [u8], magic: i8, cap: Cap) -> Result<Self, Fail> {
         let reader =
-            codec::reader(codec, data, magic, cap).map_err(|e| read_fail(codec, cap, &e))?;
+            codec::reader(codec, data, magic, cap.bytes).map_err(|e| read_fail(codec, cap, &e))?;
         Ok(Payload {
             reader,
             buf: Vec::new(),
@@ -357,13 +399,19 @@ impl<'r> Payload<'r> {
     }
 }
 
-fn over_cap(cap: usize) -> Fail {
+fn over_cap(cap: Cap) -> Fail {
+    let what = if cap.whole_field {
+        "what remains of the cap for the whole field"
+    } else {
+        "the cap"
+    };
     Fail::Other(format!(
-        "decompressed size exceeds the cap of {cap} bytes (--max-decompressed)"
+        "decompressed size exceeds {what} of {} bytes (--max-decompressed)",
+        cap.bytes
     ))
 }
 
-fn read_fail(codec: Compression, cap: usize, e: &std::io::Error) -> Fail {
+fn read_fail(codec: Compression, cap: Cap, e: &std::io::Error) -> Fail {
     if codec::is_over_cap(e) {
         over_cap(cap)
     } else {
@@ -374,10 +422,10 @@ fn read_fail(codec: Compression, cap: usize, e: &std::io::Error) -> Fail {
 impl Source for Payload<'_> {
     fn avail(&mut self, upto: usize) -> Result<&[u8], Fail> {
         while self.buf.len() < upto && !self.eof {
-            if self.buf.len() > self.cap {
+            if self.buf.len() > self.cap.bytes {
                 return Err(over_cap(self.cap));
             }
-            let room = self.cap + 1 - self.buf.len();
+            let room = self.cap.bytes + 1 - self.buf.len();
             let want = (upto - self.buf.len()).max(CHUNK).min(room);
             match (&mut self.reader)
                 .take(want as u64)
@@ -388,7 +436,7 @@ impl Source for Payload<'_> {
                 Err(e) => return Err(read_fail(self.codec, self.cap, &e)),
             }
         }
-        if self.buf.len() > self.cap {
+        if self.buf.len() > self.cap.bytes {
             return Err(over_cap(self.cap));
         }
         Ok(&self.buf)
@@ -538,7 +586,7 @@ fn batch<T: Trace>(buf: &[u8], at: usize, ctx: &Ctx<'_>, t: &mut T) -> Batch {
         if ctx.opts.max_records == 0 && h.record_count > 0 {
             b.limited = true;
         } else {
-            match Payload::new(codec, data, 2, ctx.opts.max_decompressed) {
+            match Payload::new(codec, data, 2, ctx.cap) {
                 Ok(mut p) => {
                     t.source(tree::Src::Payload(ctx.index));
                     let r = records(&mut p, 0, &h, ctx, t);
@@ -1147,7 +1195,7 @@ fn wrapper<T: Trace>(buf: &[u8], m: &mut Message, codec: Compression, ctx: &Ctx<
         m.limited = true;
         return;
     }
-    let mut p = match Payload::new(codec, value, m.magic, ctx.opts.max_decompressed) {
+    let mut p = match Payload::new(codec, value, m.magic, ctx.cap) {
         Ok(p) => p,
         Err(e) => {
             m.error = Some(e.to_string());
@@ -1158,6 +1206,7 @@ fn wrapper<T: Trace>(buf: &[u8], m: &mut Message, codec: Compression, ctx: &Ctx<
         opts: ctx.opts,
         index: ctx.index,
         depth: 1,
+        cap: ctx.cap,
     };
     t.open(
         m.value.map_or(0, |v| v.start),

@@ -756,6 +756,43 @@ fn decompression_bombs_stop_at_the_cap() {
 }
 
 #[test]
+fn the_tree_caps_the_whole_field() {
+    // Three batches of 3 MiB each: each fits a 4 MiB cap, all three do not.
+    let one = bomb(Compression::Zstd, 3);
+    let f = [one.clone(), one.clone(), one].concat();
+    let o = Options {
+        max_decompressed: 4 << 20,
+        ..Options::default()
+    };
+    // JSON drops each payload in turn, so every batch decodes whole.
+    let v = json::value(Some(&f), &o);
+    assert!(
+        v.as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b.get("Error").is_none())
+    );
+    let t = decode_tree(&f, &o);
+    let kept: usize = t
+        .entries
+        .iter()
+        .map(|e| match e {
+            Entry::Batch(b) => b.payload.as_ref().map_or(0, Vec::len),
+            _ => 0,
+        })
+        .sum();
+    assert!(kept <= 4 << 20, "{kept}");
+    match &t.entries[1] {
+        Entry::Batch(b) => assert!(
+            b.error.as_ref().unwrap().contains("for the whole field"),
+            "{:?}",
+            b.error
+        ),
+        e => panic!("{e:?}"),
+    }
+}
+
+#[test]
 fn legacy_wrapper_bomb_stops_at_the_cap() {
     let inner: Vec<_> = (0..64)
         .map(|i| MessageSpec::new(1, i, None, Some(&[0u8; 1 << 20])))

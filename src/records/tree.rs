@@ -1,7 +1,7 @@
 //! Value-tree nodes for a `records` field, in the codec's [`Node`] form.
 //!
-//! The decoder reports every field it reads to a [`Trace`]; the no-op `()`
-//! costs nothing, and [`Tracer`] keeps the nodes. Offsets of nodes inside a
+//! The decoder reports every field it reads to a `Trace`; the no-op `()`
+//! costs nothing, and `Tracer` keeps the nodes. Offsets of nodes inside a
 //! compressed batch are within its decompressed records, and say so.
 #![cfg_attr(
     not(test),
@@ -233,6 +233,8 @@ pub struct RecordsTree {
 pub fn decode_tree(field: &[u8], opts: &Options<'_>) -> RecordsTree {
     let mut t = Tracer::default();
     let mut it = batches(field, opts);
+    // Every payload is kept for the nodes, so the cap holds for the field as a whole.
+    it.budget = Some(opts.max_decompressed);
     let mut entries = Vec::new();
     while let Some(e) = it.next_traced(&mut t) {
         entries.push(e);
