@@ -257,6 +257,11 @@ impl MessageSpec {
     }
 }
 
+/// `data` compressed as a Java producer would for a magic 2 batch.
+pub fn compress(codec: Compression, data: &[u8]) -> Vec<u8> {
+    codec::compress(codec, data, 2, SnappyForm::Xerial)
+}
+
 /// The bytes of several entries, one after another, as a `records` field holds them.
 pub fn concat(parts: &[Vec<u8>]) -> Vec<u8> {
     parts.concat()

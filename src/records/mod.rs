@@ -278,6 +278,7 @@ pub fn batches<'a, 'o>(field: &'a [u8], opts: &'o Options<'o>) -> Batches<'a, 'o
         index: 0,
         done: false,
         budget: None,
+        record_budget: None,
     }
 }
 
@@ -296,6 +297,8 @@ pub struct Batches<'a, 'o> {
     /// Decompressed bytes still allowed over the whole field, when the caller
     /// keeps every payload (the tree); `None` when each is dropped in turn.
     budget: Option<usize>,
+    /// Records still shown over the whole field (the tree), if bounded.
+    record_budget: Option<usize>,
 }
 
 impl Iterator for Batches<'_, '_> {
@@ -321,6 +324,11 @@ impl Batches<'_, '_> {
                 bytes: cap,
                 whole_field: cap < self.opts.max_decompressed,
             },
+            max_records: self
+                .opts
+                .max_records
+                .min(self.record_budget.unwrap_or(usize::MAX))
+                .min(held(cap)),
         };
         let mut src = Wire(self.field);
         t.source(tree::Src::Wire);
@@ -332,6 +340,14 @@ impl Batches<'_, '_> {
                 _ => 0,
             };
             *b = b.saturating_sub(kept);
+        }
+        if let Some(b) = &mut self.record_budget {
+            let shown = match &entry {
+                Entry::Batch(x) => x.records.len(),
+                Entry::Message(x) => x.inner.as_ref().map_or(1, Vec::len),
+                _ => 0,
+            };
+            *b = b.saturating_sub(shown);
         }
         self.pos = next;
         self.done = stop;
@@ -346,6 +362,25 @@ struct Ctx<'o> {
     index: u32,
     depth: u8,
     cap: Cap,
+    /// Records (or inner messages) decoded at most, per batch.
+    max_records: usize,
+}
+
+/// Records decoded (and held) per batch at most, whatever `max_records` says:
+/// a decoded record takes more memory than the 7 bytes it can be on the wire,
+/// so this keeps what a capped payload can expand to in proportion to the cap.
+fn held(cap: usize) -> usize {
+    (cap / 256).max(4096)
+}
+
+/// Why decoding stopped at `max_records`: only the holding bound is an error.
+fn limit_note(ctx: &Ctx<'_>) -> Option<String> {
+    (ctx.max_records == held(ctx.cap.bytes) && ctx.max_records < ctx.opts.max_records).then(|| {
+        format!(
+            "more than {} records in one batch: the rest are not decoded (--max-decompressed / 256)",
+            ctx.max_records
+        )
+    })
 }
 
 /// The decompression cap for one entry, and whether the field's total set it.
@@ -562,8 +597,13 @@ fn batch<T: Trace>(buf: &[u8], at: usize, ctx: &Ctx<'_>, t: &mut T) -> Batch {
             about,
         );
         let r = records(&mut Wire(buf), start, &h, ctx, t);
-        t.close(buf.len());
         (b.records, b.limited, b.error) = r;
+        let end = b
+            .records
+            .last()
+            .map_or(start, |r| r.span.start + r.span.len);
+        omitted(t, &b, end, buf.len());
+        t.close(buf.len());
     } else {
         let data = buf.get(start..).unwrap_or_default();
         t.open(
@@ -583,7 +623,7 @@ fn batch<T: Trace>(buf: &[u8], at: usize, ctx: &Ctx<'_>, t: &mut T) -> Batch {
             TVal::Range(start, data.len()),
             "",
         );
-        if ctx.opts.max_records == 0 && h.record_count > 0 {
+        if ctx.max_records == 0 && h.record_count > 0 {
             b.limited = true;
         } else {
             match Payload::new(codec, data, 2, ctx.cap) {
@@ -592,6 +632,7 @@ fn batch<T: Trace>(buf: &[u8], at: usize, ctx: &Ctx<'_>, t: &mut T) -> Batch {
                     let r = records(&mut p, 0, &h, ctx, t);
                     let end = r.0.last().map_or(0, |r| r.span.start + r.span.len);
                     (b.records, b.limited, b.error) = r;
+                    omitted(t, &b, end, end);
                     b.payload = Some(p.keep(end));
                     t.source(tree::Src::Wire);
                 }
@@ -602,6 +643,22 @@ fn batch<T: Trace>(buf: &[u8], at: usize, ctx: &Ctx<'_>, t: &mut T) -> Batch {
     }
     t.close(buf.len());
     b
+}
+
+/// A node saying how many records a limit left out, over the bytes they take.
+fn omitted<T: Trace>(t: &mut T, b: &Batch, from: usize, to: usize) {
+    if b.limited {
+        let n = i64::from(b.header.record_count).saturating_sub(b.records.len() as i64);
+        t.leaf(
+            from,
+            to,
+            "RecordsOmitted",
+            None,
+            "count",
+            TVal::Int(n),
+            "records not shown (--max-records)",
+        );
+    }
 }
 
 fn trace_header<T: Trace>(t: &mut T, at: usize, index: u32, h: &BatchHeader, crc_valid: bool) {
@@ -744,8 +801,8 @@ fn records<S: Source, T: Trace>(
     let mut out = Vec::with_capacity((count as usize).min(64));
     let mut pos = start;
     for i in 0..count {
-        if out.len() >= ctx.opts.max_records {
-            return (out, true, None);
+        if out.len() >= ctx.max_records {
+            return (out, true, limit_note(ctx));
         }
         let keep = t.open_count();
         match record(s, pos, i, h.is_control(), ctx, t) {
@@ -1191,7 +1248,7 @@ fn wrapper<T: Trace>(buf: &[u8], m: &mut Message, codec: Compression, ctx: &Ctx<
         m.error = Some("a compressed message inside a compressed message".into());
         return;
     }
-    if ctx.opts.max_records == 0 {
+    if ctx.max_records == 0 {
         m.limited = true;
         return;
     }
@@ -1207,6 +1264,7 @@ fn wrapper<T: Trace>(buf: &[u8], m: &mut Message, codec: Compression, ctx: &Ctx<
         index: ctx.index,
         depth: 1,
         cap: ctx.cap,
+        max_records: ctx.max_records,
     };
     t.open(
         m.value.map_or(0, |v| v.start),
@@ -1220,8 +1278,9 @@ fn wrapper<T: Trace>(buf: &[u8], m: &mut Message, codec: Compression, ctx: &Ctx<
     let mut inner = Vec::new();
     let mut pos = 0;
     loop {
-        if inner.len() >= ctx.opts.max_records {
+        if inner.len() >= ctx.max_records {
             m.limited = true;
+            m.error = m.error.take().or_else(|| limit_note(ctx));
             break;
         }
         match p.avail(pos + 1) {

@@ -756,6 +756,49 @@ fn decompression_bombs_stop_at_the_cap() {
 }
 
 #[test]
+fn tiny_records_cannot_expand_into_unbounded_memory() {
+    // 200 000 minimal records (9 bytes each) compress to almost nothing.
+    let records: Vec<_> = (0..200_000)
+        .map(|_| RecordSpec::new(0, None, None))
+        .collect();
+    let spec = BatchSpec {
+        compression: Compression::Zstd,
+        records,
+        ..Default::default()
+    };
+    let f = spec.encode();
+    assert!(f.len() < 8 << 10, "{}", f.len());
+    // With a 1 MiB cap, at most 4096 records are held, and the batch says why.
+    let o = Options {
+        max_decompressed: 1 << 20,
+        ..Options::default()
+    };
+    let b = batch_of(one(&f, &o));
+    assert_eq!(b.records.len(), 4096);
+    assert!(b.limited);
+    assert!(
+        b.error
+            .unwrap()
+            .contains("more than 4096 records in one batch")
+    );
+    // With the default cap they all fit (262 144 may be held).
+    let b = batch_of(one(&f, &opts()));
+    assert_eq!((b.records.len(), b.error), (200_000, None));
+    // The tree shows 10 000 of them, and counts the rest.
+    let t = decode_tree(&f, &opts());
+    let nodes = t.nodes(&f, 0, 0, 0);
+    assert_eq!(
+        nodes.iter().filter(|n| n.node.name == "Record").count(),
+        tree::TREE_MAX_RECORDS
+    );
+    let om = nodes
+        .iter()
+        .find(|n| n.node.name == "RecordsOmitted")
+        .unwrap();
+    assert_eq!(om.node.value, crate::codec::Value::Int(190_000));
+}
+
+#[test]
 fn the_tree_caps_the_whole_field() {
     // Three batches of 3 MiB each: each fits a 4 MiB cap, all three do not.
     let one = bomb(Compression::Zstd, 3);

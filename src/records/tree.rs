@@ -229,12 +229,18 @@ pub struct RecordsTree {
     nodes: Vec<TNode>,
 }
 
+/// Records the tree shows per field at most (past `--max-records`); the rest
+/// are counted in each batch's `RecordsOmitted`.
+pub const TREE_MAX_RECORDS: usize = 10_000;
+
 /// Decodes `field` and keeps every node, for the tree view.
 pub fn decode_tree(field: &[u8], opts: &Options<'_>) -> RecordsTree {
     let mut t = Tracer::default();
     let mut it = batches(field, opts);
     // Every payload is kept for the nodes, so the cap holds for the field as a whole.
     it.budget = Some(opts.max_decompressed);
+    // A dozen nodes per record: the tree shows this many records per field.
+    it.record_budget = Some(TREE_MAX_RECORDS);
     let mut entries = Vec::new();
     while let Some(e) = it.next_traced(&mut t) {
         entries.push(e);
