@@ -586,6 +586,9 @@ fn batch<T: Trace>(buf: &[u8], at: usize, ctx: &Ctx<'_>, t: &mut T) -> Batch {
     let start = at + BatchHeader::SIZE;
     if h.record_count < 0 {
         b.error = Some(format!("invalid record count {}", h.record_count));
+    } else if h.record_count == 0 {
+        // Kafka reads nothing past the header of an empty batch (compaction
+        // leaves these, with the batch's codec in its attributes).
     } else if codec == Compression::None {
         let about = "the records";
         t.open(

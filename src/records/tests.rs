@@ -214,6 +214,23 @@ fn several_batches_and_a_partial_one() {
 }
 
 #[test]
+fn empty_batches_are_not_decompressed() {
+    for codec in CODECS {
+        let f = BatchSpec {
+            compression: codec,
+            ..Default::default()
+        }
+        .encode_with(&[]);
+        let b = batch_of(one(&f, &opts()));
+        assert_eq!(
+            (b.records.len(), b.error, b.crc_valid),
+            (0, None, true),
+            "{codec:?}"
+        );
+    }
+}
+
+#[test]
 fn crc_mismatch_is_a_warning_and_records_still_decode() {
     let spec = BatchSpec {
         bad_crc: true,
