@@ -94,7 +94,7 @@ fn main() -> std::io::Result<()> {
         let mut src = Source::open_file(path).map_err(std::io::Error::other)?;
         let mut failed = None;
         pipeline::run(&mut src, Config::default(), &mut |r| {
-            if let Err(e) = save(&codec, r.frame.data) {
+            if let Err(e) = save(&codec, r.data) {
                 failed = Some(e);
                 return ControlFlow::Break(());
             }

@@ -55,8 +55,8 @@ fn main() -> std::io::Result<()> {
         let mut cfg = Config::default();
         cfg.kafka.ports.extend([19301, 19302, 19303, 19392]);
         let _ = pipeline::run(&mut src, cfg, &mut |r| {
-            let f = r.frame;
-            let key = match f.kind {
+            let f = r;
+            let key = match f.msg.kind {
                 kwire::codec::Kind::Request => (f.src.port(), "req"),
                 kwire::codec::Kind::Response => (f.dst.port(), "rsp"),
             };

@@ -1,19 +1,13 @@
 //! The `kwire` command line.
 #![forbid(unsafe_code)]
 
+mod cli;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use kwire::capture::{CaptureError, LiveOptions, Source};
-use kwire::kafka::KafkaConfig;
-use kwire::pipeline::{self, Config, End, Record, RunStats};
-use kwire::tcp::TcpConfig;
-use kwire::view::filter::{self, Filter};
-use kwire::view::{json, summary, tree};
-use std::io::{self, Write};
-use std::ops::ControlFlow;
+use kwire::Selection;
+use kwire::{Config, Limits, parse_size};
+use kwire::{Format, Printer};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 #[derive(Parser)]
 #[command(
@@ -54,9 +48,6 @@ struct LiveArgs {
     /// Stop after this many seconds.
     #[arg(long, value_name = "SECS")]
     duration: Option<f64>,
-    /// Connections silent for this many seconds are forgotten.
-    #[arg(long, default_value_t = 300.0, value_name = "SECS")]
-    idle_timeout: f64,
     /// Kernel capture buffer.
     #[arg(long, default_value = "64M", value_parser = parse_size)]
     kernel_buffer: usize,
@@ -75,22 +66,18 @@ struct TuiArgs {
     /// Capture filter for -i (BPF, as for tcpdump).
     #[arg(short = 'f', long = "bpf", default_value = "tcp", value_name = "BPF")]
     bpf: String,
-    /// More ports always treated as Kafka (9092 and 9093 always are).
-    #[arg(long, value_delimiter = ',', value_name = "P")]
-    port: Vec<u16>,
     /// Display filter to start with (as `/` in the TUI).
     #[arg(short = 'Y', long = "filter", value_name = "FILTER")]
     filter: Option<String>,
+    #[command(flatten)]
+    common: Common,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    /// One line per message.
-    Summary,
-    /// The object tree with offsets and sizes.
-    Tree,
-    /// NDJSON, one object per message.
-    Json,
+impl OutputArgs {
+    fn printer(&self, line_flush: bool) -> Result<Printer, String> {
+        let select = Selection::new(&self.api, self.filter.as_deref())?;
+        Ok(Printer::new(self.format, select, self.count, line_flush))
+    }
 }
 
 #[derive(Args)]
@@ -116,14 +103,14 @@ struct StatsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: StatsFormat,
-    /// More ports always treated as Kafka (9092 and 9093 always are).
-    #[arg(long, value_delimiter = ',', value_name = "P")]
-    port: Vec<u16>,
+    /// Also write the analysis as one self-contained HTML file (SVG charts, no scripts).
+    #[arg(long, value_name = "FILE")]
+    html: Option<std::path::PathBuf>,
     /// Do not print the end-of-run statistics on stderr.
     #[arg(short, long)]
     quiet: bool,
     #[command(flatten)]
-    limits: Limits,
+    common: Common,
 }
 
 #[derive(Args)]
@@ -131,9 +118,6 @@ struct OutputArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "summary")]
     format: Format,
-    /// More ports always treated as Kafka (9092 and 9093 always are).
-    #[arg(long, value_delimiter = ',', value_name = "P")]
-    port: Vec<u16>,
     /// Keep only these APIs (names such as vote or find-coordinator, or keys).
     #[arg(long, value_delimiter = ',', value_name = "NAME|KEY")]
     api: Vec<String>,
@@ -147,485 +131,35 @@ struct OutputArgs {
     #[arg(short, long)]
     quiet: bool,
     #[command(flatten)]
+    common: Common,
+}
+
+/// Ports and limits, the same for every command that reads packets.
+#[derive(Args)]
+struct Common {
+    /// More ports always treated as Kafka (9092 and 9093 always are).
+    #[arg(long, value_delimiter = ',', value_name = "P")]
+    port: Vec<u16>,
+    #[command(flatten)]
     limits: Limits,
 }
 
-/// Memory and plausibility limits (see docs/limits.md).
-#[derive(Args)]
-struct Limits {
-    /// Connections tracked at once; the least recently used is evicted.
-    #[arg(long, default_value_t = 65536)]
-    max_connections: usize,
-    /// Bytes buffered per direction (out-of-order data, and one partial frame).
-    #[arg(long, default_value = "16M", value_parser = parse_size)]
-    max_buffer: usize,
-    /// Out-of-order bytes buffered over all connections.
-    #[arg(long, default_value = "1G", value_parser = parse_size)]
-    max_buffer_total: usize,
-    /// Bytes of partial Kafka frames held over all connections.
-    #[arg(long, default_value = "256M", value_parser = parse_size)]
-    max_frames_total: usize,
-    /// Out-of-order bytes waited for past a hole before skipping it.
-    #[arg(long, default_value = "8M", value_parser = parse_size)]
-    gap_window: usize,
-    /// Requests awaiting a response per connection.
-    #[arg(long, default_value_t = 4096)]
-    max_pending: usize,
-    /// Largest Kafka frame taken as plausible.
-    #[arg(long, default_value = "128M", value_parser = parse_size)]
-    max_frame: usize,
-    /// Only treat the given ports as Kafka; do not detect it elsewhere.
-    #[arg(long)]
-    no_detect: bool,
-}
-
-/// Bytes with an optional K, M or G suffix (binary multiples).
-fn parse_size(s: &str) -> Result<usize, String> {
-    let (num, mult) = match s.trim().to_ascii_uppercase() {
-        t if t.ends_with('K') => (t[..t.len() - 1].to_string(), 1usize << 10),
-        t if t.ends_with('M') => (t[..t.len() - 1].to_string(), 1 << 20),
-        t if t.ends_with('G') => (t[..t.len() - 1].to_string(), 1 << 30),
-        t => (t, 1),
-    };
-    num.parse::<usize>()
-        .ok()
-        .and_then(|n| n.checked_mul(mult))
-        .ok_or_else(|| format!("{s:?} is not a size (e.g. 65536, 64K, 16M, 1G)"))
-}
-
-impl OutputArgs {
-    fn config(&self) -> Config {
-        config(&self.port, &self.limits)
-    }
-}
-
-/// The pipeline's configuration from the port and limit options.
-fn config(port: &[u16], l: &Limits) -> Config {
-    let mut ports = KafkaConfig::default().ports;
-    ports.extend(port);
-    Config {
-        tcp: TcpConfig {
-            max_buffered_per_direction: l.max_buffer,
-            max_buffered_total: l.max_buffer_total,
-            max_connections: l.max_connections.max(1),
-            gap_window: l.gap_window,
-            ..TcpConfig::default()
-        },
-        kafka: KafkaConfig {
-            ports,
-            detect: !l.no_detect,
-            max_frame: u32::try_from(l.max_frame).unwrap_or(u32::MAX),
-            max_buffered_per_direction: l.max_buffer,
-            max_pending_per_connection: l.max_pending.max(1),
-            max_buffered_total: l.max_frames_total,
-            ..KafkaConfig::default()
-        },
+impl Common {
+    /// The pipeline's configuration; `live` sources forget idle connections (default 300 s).
+    fn config(&self, live: bool) -> Config {
+        self.limits.config(&self.port, live)
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
-        Cmd::Read(args) => read(&args),
-        Cmd::Live(args) => live(&args),
-        Cmd::Stats(args) => stats(&args),
-        Cmd::Tui(args) => tui(&args),
-        Cmd::Interfaces => interfaces(),
+        Cmd::Read(args) => cli::read(&args),
+        Cmd::Live(args) => cli::live(&args),
+        Cmd::Stats(args) => cli::stats(&args),
+        Cmd::Tui(args) => cli::tui(&args),
+        Cmd::Interfaces => cli::interfaces(),
     }
-}
-
-/// One line per capture problem, with a hint at the fix; exit status 1.
-fn open_failed(what: &str, e: CaptureError) -> ExitCode {
-    match e {
-        CaptureError::Permission { iface, reason } => {
-            eprintln!("kwire: no permission to capture on {iface}: {reason}");
-            eprintln!(
-                "hint: run as root, or grant the binary the capability: sudo setcap cap_net_raw,cap_net_admin=eip $(command -v kwire)"
-            );
-        }
-        CaptureError::NoSuchInterface { iface, available } => {
-            eprintln!("kwire: there is no interface {iface:?}");
-            eprintln!("hint: interfaces here: {}", available.join(", "));
-        }
-        CaptureError::Filter { filter, reason } => {
-            eprintln!("kwire: libpcap rejects the capture filter {filter:?}: {reason}");
-            eprintln!("hint: -f takes tcpdump's filter syntax, e.g. -f 'tcp port 9092'");
-        }
-        CaptureError::Open { reason } => {
-            // libpcap often starts its message with the path already.
-            let prefix = format!("{what}: ");
-            let reason = reason.strip_prefix(&prefix).unwrap_or(&reason);
-            eprintln!("kwire: cannot read {what}: {reason}");
-            eprintln!("hint: kwire reads pcap and pcapng files (or - for standard input)");
-        }
-        other => eprintln!("kwire: {other}"),
-    }
-    ExitCode::from(1)
-}
-
-fn live(args: &LiveArgs) -> ExitCode {
-    let mut printer = match Printer::new(&args.out, true) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("kwire: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    let mut opts = LiveOptions::new(&args.iface);
-    opts.filter.clone_from(&args.bpf);
-    opts.write.clone_from(&args.write);
-    opts.buffer_size = i32::try_from(args.kernel_buffer).unwrap_or(i32::MAX);
-    let mut source = match Source::open_live(&opts) {
-        Ok(s) => s,
-        Err(e) => return open_failed(&args.iface, e),
-    };
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
-        eprintln!("kwire: cannot catch Ctrl-C ({e}); stop with -c or --duration");
-    }
-    source.stop_when(stop);
-    if let Some(secs) = args.duration {
-        source.stop_after(Duration::from_secs_f64(secs.max(0.0)));
-    }
-    let mut cfg = args.out.config();
-    cfg.tcp.idle_timeout_ns = Some((args.idle_timeout.max(0.0) * 1e9) as u64);
-    eprintln!("kwire: capturing on {} (filter: {})", args.iface, args.bpf);
-    let (stats, end) = pipeline::run(&mut source, cfg, &mut |r| printer.print(r));
-    printer.finish();
-    let flushed = source.flush();
-    let pcap_stats = source.live_stats();
-    if !args.out.quiet {
-        report(&stats);
-        if let Some(p) = pcap_stats {
-            eprintln!(
-                "  libpcap: {} packets received, {} dropped by the kernel, {} dropped by the interface",
-                p.received, p.dropped_by_kernel, p.dropped_by_interface
-            );
-        }
-    }
-    match (end, flushed) {
-        (End::Damaged(e), _) | (End::Complete, Err(e)) => {
-            eprintln!("kwire: {e}");
-            ExitCode::from(2)
-        }
-        (End::Complete, Ok(())) => ExitCode::SUCCESS,
-    }
-}
-
-fn tui(args: &TuiArgs) -> ExitCode {
-    use kwire::tui;
-    if let Err(e) = Filter::parse(args.filter.as_deref().unwrap_or("")) {
-        eprintln!("kwire: {e}");
-        return ExitCode::from(1);
-    }
-    let input = match (&args.iface, &args.file) {
-        (Some(iface), _) => match tui::Input::live(iface, &args.bpf) {
-            Ok(i) => i,
-            Err(e) => return open_failed(iface, e),
-        },
-        (None, Some(file)) => match tui::Input::file(file) {
-            Ok(i) => i,
-            Err(e) => return open_failed(file, e),
-        },
-        (None, None) => {
-            eprintln!("kwire: name a capture file, or an interface with -i");
-            return ExitCode::from(1);
-        }
-    };
-    let mut config = Config::default();
-    config.kafka.ports.extend(&args.port);
-    if args.iface.is_some() {
-        config.tcp.idle_timeout_ns = Some(300_000_000_000);
-    }
-    let opts = tui::Options {
-        config,
-        filter: args.filter.clone(),
-    };
-    match tui::run(input, opts) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("kwire: terminal: {e}");
-            ExitCode::from(1)
-        }
-    }
-}
-
-fn interfaces() -> ExitCode {
-    let devices = match pcap::Device::list() {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("kwire: cannot list interfaces: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    for d in devices {
-        let mut flags = Vec::new();
-        if d.flags.is_up() {
-            flags.push("up");
-        }
-        if d.flags.is_running() {
-            flags.push("running");
-        }
-        if d.flags.is_loopback() {
-            flags.push("loopback");
-        }
-        if d.flags.is_wireless() {
-            flags.push("wireless");
-        }
-        let addrs: Vec<String> = d.addresses.iter().map(|a| a.addr.to_string()).collect();
-        println!(
-            "{:<16} {:<28} [{}]{}",
-            d.name,
-            if addrs.is_empty() {
-                "-".to_string()
-            } else {
-                addrs.join(", ")
-            },
-            flags.join(", "),
-            d.desc.map(|s| format!("  {s}")).unwrap_or_default()
-        );
-    }
-    ExitCode::SUCCESS
-}
-
-/// Prints messages as they complete; the end is reported on stderr.
-struct Printer {
-    format: Format,
-    apis: Vec<i16>,
-    filter: Filter,
-    limit: Option<u64>,
-    printed: u64,
-    out: io::BufWriter<io::StdoutLock<'static>>,
-    /// Flush after every message, so a pipe sees each one at once.
-    line_flush: bool,
-    buf: Vec<u8>,
-    line: String,
-    broken: bool,
-}
-
-impl Printer {
-    fn new(args: &OutputArgs, line_flush: bool) -> Result<Printer, String> {
-        let apis = args
-            .api
-            .iter()
-            .map(|a| filter::api_key(a))
-            .collect::<Result<Vec<_>, _>>()?;
-        let filter = Filter::parse(args.filter.as_deref().unwrap_or(""))?;
-        Ok(Printer {
-            format: args.format,
-            apis,
-            filter,
-            limit: args.count,
-            printed: 0,
-            out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
-            line_flush,
-            buf: Vec::with_capacity(4096),
-            line: String::with_capacity(256),
-            broken: false,
-        })
-    }
-
-    fn print(&mut self, r: &Record<'_, '_>) -> ControlFlow<()> {
-        if self.broken || self.limit.is_some_and(|n| self.printed >= n) {
-            return ControlFlow::Break(());
-        }
-        if !self.apis.is_empty() && !r.msg.api_key.is_some_and(|k| self.apis.contains(&k)) {
-            return ControlFlow::Continue(());
-        }
-        if !self.filter.is_empty() && !self.filter.matches(r, &mut || summary::line(r)) {
-            return ControlFlow::Continue(());
-        }
-        self.buf.clear();
-        match self.format {
-            Format::Summary => {
-                self.line.clear();
-                summary::write_line(&mut self.line, r);
-                self.line.push('\n');
-                self.buf.extend_from_slice(self.line.as_bytes());
-            }
-            Format::Tree => self.buf.extend_from_slice(tree::record(r).as_bytes()),
-            Format::Json => json::write_record(&mut self.buf, r),
-        }
-        let written = self.out.write_all(&self.buf).and_then(|()| {
-            if self.line_flush {
-                self.out.flush()
-            } else {
-                Ok(())
-            }
-        });
-        if written.is_err() {
-            // The reader went away (e.g. `| head`): stop quietly.
-            self.broken = true;
-            return ControlFlow::Break(());
-        }
-        self.printed += 1;
-        if self.limit.is_some_and(|n| self.printed >= n) {
-            return ControlFlow::Break(());
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn finish(&mut self) {
-        let _ = self.out.flush();
-    }
-}
-
-fn read(args: &ReadArgs) -> ExitCode {
-    let mut printer = match Printer::new(&args.out, false) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("kwire: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    let mut source = match Source::open_file(&args.file) {
-        Ok(s) => s,
-        Err(e) => return open_failed(&args.file, e),
-    };
-    let (stats, end) = pipeline::run(&mut source, args.out.config(), &mut |r| printer.print(r));
-    printer.finish();
-    if !args.out.quiet {
-        report(&stats);
-    }
-    match end {
-        End::Complete => ExitCode::SUCCESS,
-        End::Damaged(e) => {
-            eprintln!("kwire: {e}");
-            ExitCode::from(2)
-        }
-    }
-}
-
-fn stats(args: &StatsArgs) -> ExitCode {
-    let mut source = match Source::open_file(&args.file) {
-        Ok(s) => s,
-        Err(e) => return open_failed(&args.file, e),
-    };
-    let mut analyzer = kwire::analysis::Analyzer::new();
-    let (run, end) = pipeline::run(&mut source, config(&args.port, &args.limits), &mut |r| {
-        analyzer.record(r);
-        ControlFlow::Continue(())
-    });
-    let a = analyzer.analysis();
-    let text = match args.format {
-        StatsFormat::Text => {
-            kwire::analysis::render_text(&a, io::IsTerminal::is_terminal(&io::stdout()))
-        }
-        StatsFormat::Json => {
-            let mut s = kwire::analysis::to_json(&a).to_string();
-            s.push('\n');
-            s
-        }
-    };
-    // A reader that went away (e.g. `| head`) is not an error.
-    let _ = io::stdout().lock().write_all(text.as_bytes());
-    if !args.quiet {
-        report(&run);
-    }
-    match end {
-        End::Complete => ExitCode::SUCCESS,
-        End::Damaged(e) => {
-            eprintln!("kwire: {e}");
-            ExitCode::from(2)
-        }
-    }
-}
-
-/// The end-of-run statistics, on stderr.
-fn report(s: &RunStats) {
-    let k = &s.kafka;
-    let t = &s.tcp;
-    let n = &s.net;
-    let total: u64 = s.messages.values().sum();
-    let mut e = String::new();
-    let _ = (|| -> std::fmt::Result {
-        use std::fmt::Write;
-        writeln!(
-            e,
-            "kwire: {} packets, {} TCP connections ({} Kafka, {} not Kafka), {total} Kafka messages",
-            s.packets, t.connections, k.connections, k.not_kafka
-        )?;
-        if k.tls > 0 {
-            writeln!(
-                e,
-                "  {} connections are TLS-encrypted: kwire cannot see inside them",
-                k.tls
-            )?;
-        }
-        let mut apis: Vec<String> = Vec::new();
-        let mut last = String::new();
-        for ((api, kind), count) in &s.messages {
-            if *api == last {
-                if let Some(l) = apis.last_mut() {
-                    let _ = write!(l, ", {count} {kind}s");
-                }
-            } else {
-                apis.push(format!("{api}: {count} {kind}s"));
-                last.clone_from(api);
-            }
-        }
-        if !apis.is_empty() {
-            writeln!(e, "  messages: {}", apis.join("; "))?;
-        }
-        writeln!(
-            e,
-            "  pairing: {} paired, {} responses without their request ({} inferred), {} requests unanswered",
-            k.paired,
-            k.unpaired_responses,
-            s.inferred,
-            k.unanswered.values().sum::<u64>()
-        )?;
-        if !k.unanswered.is_empty() {
-            let list: Vec<String> = k
-                .unanswered
-                .iter()
-                .map(|((key, v), c)| format!("{} v{v} ×{c}", pipeline::api_label(*key)))
-                .collect();
-            let frames: Vec<String> = k.unanswered_frames.iter().map(u64::to_string).collect();
-            writeln!(
-                e,
-                "  unanswered: {} (frames {}{})",
-                list.join(", "),
-                frames.join(", "),
-                if k.unanswered.values().sum::<u64>() > frames.len() as u64 {
-                    ", …"
-                } else {
-                    ""
-                }
-            )?;
-        }
-        writeln!(
-            e,
-            "  problems: {} malformed, {} with warnings, {} gaps ({} bytes), {} resyncs ({} bytes skipped), {} desyncs, {} cut messages, {} oversized, {} conflicting retransmissions",
-            s.malformed,
-            s.warned,
-            t.gaps,
-            t.gap_bytes,
-            k.resyncs,
-            k.skipped_bytes,
-            k.desyncs,
-            k.cut_frames,
-            k.oversized_frames,
-            t.conflicts
-        )?;
-        writeln!(
-            e,
-            "  limits: {} connections evicted, {} pending requests dropped, {} holes skipped at a buffer cap, {} frame bytes dropped at the overall cap, peak {} out-of-order and {} partial-frame bytes buffered",
-            t.evicted,
-            k.pending_evicted,
-            t.buffer_limit_skips,
-            k.shed_bytes,
-            t.peak_buffered,
-            k.peak_buffered
-        )?;
-        writeln!(
-            e,
-            "  link/IP: {} non-TCP, {} IP fragments, {} truncated by snaplen, {} unknown link type, {} malformed",
-            n.non_tcp, n.ip_fragments, n.truncated, n.unknown_linktype, n.malformed
-        )
-    })();
-    eprint!("{e}");
 }
 
 #[cfg(test)]

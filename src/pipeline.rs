@@ -8,66 +8,14 @@
 )]
 
 use crate::capture::{CaptureError, Packet, Source};
-use crate::codec::{self, Kind, Message};
-use crate::kafka::{KafkaConfig, KafkaFrame, KafkaStats, Sessions};
+use crate::codec;
+use crate::dissect::{Record, VersionSource, dissect};
+use crate::kafka::{Confirm, KafkaConfig, KafkaMessage, KafkaStats, Sessions};
 use crate::net::{self, NetStats};
+use crate::proto::Kind;
 use crate::tcp::{Reassembler, TcpConfig, TcpStats};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
-
-/// Where a message's API version came from (the contract's `version_source`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VersionSource {
-    /// A request's own header.
-    Header,
-    /// A response paired with its captured request.
-    Request,
-    /// A response whose request was not captured; exactly one schema fit.
-    Inferred,
-}
-
-impl VersionSource {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VersionSource::Header => "header",
-            VersionSource::Request => "request",
-            VersionSource::Inferred => "inferred",
-        }
-    }
-}
-
-/// A decoded Kafka message with the facts of its capture.
-pub struct Record<'r, 'a> {
-    pub frame: &'r KafkaFrame<'a>,
-    pub msg: Message<'a>,
-    pub version_source: Option<VersionSource>,
-    /// Timestamp of the capture's first packet, for relative times.
-    pub first_ts_ns: i64,
-}
-
-/// Decodes one frame, inferring a response's API when its request is unknown.
-pub fn dissect<'r, 'a>(f: &'r KafkaFrame<'a>, first_ts_ns: i64) -> Record<'r, 'a> {
-    let (msg, source) = match (f.kind, f.api) {
-        (Kind::Request, _) => (codec::decode_request(f.data), Some(VersionSource::Header)),
-        (Kind::Response, Some(api)) => (
-            codec::decode_response(f.data, Some(api)),
-            Some(VersionSource::Request),
-        ),
-        (Kind::Response, None) => match codec::infer_response(f.data) {
-            Some(api) => (
-                codec::decode_response(f.data, Some(api)),
-                Some(VersionSource::Inferred),
-            ),
-            None => (codec::decode_response(f.data, None), None),
-        },
-    };
-    Record {
-        frame: f,
-        msg,
-        version_source: source,
-        first_ts_ns,
-    }
-}
 
 /// Everything counted in a run, for the end-of-run report.
 #[derive(Clone, Debug, Default)]
@@ -90,6 +38,83 @@ pub struct Config {
     pub kafka: KafkaConfig,
 }
 
+/// Memory and plausibility limits (see docs/limits.md).
+#[derive(Clone, Debug, clap::Args)]
+pub struct Limits {
+    /// Connections tracked at once; the least recently used is evicted.
+    #[arg(long, default_value_t = 65536)]
+    pub max_connections: usize,
+    /// Bytes buffered per direction (out-of-order data, and one partial frame).
+    #[arg(long, default_value = "16M", value_parser = parse_size)]
+    pub max_buffer: usize,
+    /// Out-of-order bytes buffered over all connections.
+    #[arg(long, default_value = "1G", value_parser = parse_size)]
+    pub max_buffer_total: usize,
+    /// Bytes of partial Kafka frames held over all connections.
+    #[arg(long, default_value = "256M", value_parser = parse_size)]
+    pub max_frames_total: usize,
+    /// Out-of-order bytes waited for past a hole before skipping it.
+    #[arg(long, default_value = "8M", value_parser = parse_size)]
+    pub gap_window: usize,
+    /// Requests awaiting a response per connection.
+    #[arg(long, default_value_t = 4096)]
+    pub max_pending: usize,
+    /// Largest Kafka frame taken as plausible.
+    #[arg(long, default_value = "128M", value_parser = parse_size)]
+    pub max_frame: usize,
+    /// Only treat the given ports as Kafka; do not detect it elsewhere.
+    #[arg(long)]
+    pub no_detect: bool,
+    /// Connections silent this long are forgotten; live capture only (default 300).
+    #[arg(long, value_name = "SECS")]
+    pub idle_timeout: Option<f64>,
+}
+
+/// Bytes with an optional K, M or G suffix (binary multiples).
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim().to_ascii_uppercase();
+    let (num, mult) = [('K', 1usize << 10), ('M', 1 << 20), ('G', 1 << 30)]
+        .into_iter()
+        .find_map(|(suffix, mult)| Some((t.strip_suffix(suffix)?, mult)))
+        .unwrap_or((t.as_str(), 1));
+    num.parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("{s:?} is not a size (e.g. 65536, 64K, 16M, 1G)"))
+}
+
+impl Limits {
+    /// The pipeline's configuration: these limits, plus `ports` always taken as Kafka. A live
+    /// capture forgets connections idle past `--idle-timeout`; a file keeps them to its end.
+    pub fn config(&self, port: &[u16], live: bool) -> Config {
+        config(port, self, live)
+    }
+}
+
+fn config(port: &[u16], l: &Limits, live: bool) -> Config {
+    let mut ports = KafkaConfig::default().ports;
+    ports.extend(port);
+    Config {
+        tcp: TcpConfig {
+            max_buffered_per_direction: l.max_buffer,
+            max_buffered_total: l.max_buffer_total,
+            max_connections: l.max_connections.max(1),
+            gap_window: l.gap_window,
+            idle_timeout_ns: live.then(|| (l.idle_timeout.unwrap_or(300.0).max(0.0) * 1e9) as u64),
+            ..TcpConfig::default()
+        },
+        kafka: KafkaConfig {
+            ports,
+            detect: !l.no_detect,
+            max_frame: u32::try_from(l.max_frame).unwrap_or(u32::MAX),
+            max_buffered_per_direction: l.max_buffer,
+            max_pending_per_connection: l.max_pending.max(1),
+            max_buffered_total: l.max_frames_total,
+            ..KafkaConfig::default()
+        },
+    }
+}
+
 /// How a run ended.
 #[derive(Debug)]
 pub enum End {
@@ -110,11 +135,27 @@ pub struct Pipeline {
     stopped: bool,
 }
 
+/// Resync's strongest evidence: a hunted candidate that decodes completely
+/// under its schema, with no bytes left over.
+fn schema_confirm() -> Confirm {
+    Confirm::new(|kind, api, frame| {
+        let m = match kind {
+            Kind::Request => codec::decode_request(frame),
+            Kind::Response => codec::decode_response(frame, Some(api)),
+        };
+        m.error.is_none() && m.body.is_some() && m.warnings.is_empty()
+    })
+}
+
 impl Pipeline {
     pub fn new(cfg: Config) -> Self {
         Pipeline {
             reasm: Reassembler::new(cfg.tcp),
-            sessions: Sessions::new(cfg.kafka),
+            sessions: {
+                let mut s = Sessions::new(cfg.kafka);
+                s.set_confirm(schema_confirm());
+                s
+            },
             net: NetStats::default(),
             stats: RunStats::default(),
             first_ts_ns: None,
@@ -133,7 +174,7 @@ impl Pipeline {
         &mut self,
         number: u64,
         p: &Packet<'_>,
-        sink: &mut dyn FnMut(&Record<'_, '_>) -> ControlFlow<()>,
+        sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>,
     ) {
         let ts = p.ts_ns();
         let first = *self.first_ts_ns.get_or_insert(ts);
@@ -157,7 +198,7 @@ impl Pipeline {
     }
 
     /// Ends the run: flushes every connection and returns the counters.
-    pub fn finish(mut self, sink: &mut dyn FnMut(&Record<'_, '_>) -> ControlFlow<()>) -> RunStats {
+    pub fn finish(mut self, sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>) -> RunStats {
         let (number, ts) = self.last;
         let first = self.first_ts_ns.unwrap_or(ts);
         let Pipeline {
@@ -181,11 +222,11 @@ impl Pipeline {
 }
 
 fn deliver(
-    f: &KafkaFrame<'_>,
+    f: &KafkaMessage<'_>,
     first: i64,
     stats: &mut RunStats,
     stopped: &mut bool,
-    sink: &mut dyn FnMut(&Record<'_, '_>) -> ControlFlow<()>,
+    sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>,
 ) {
     if *stopped {
         return;
@@ -194,39 +235,68 @@ fn deliver(
     let name = r
         .msg
         .api_key
-        .map_or_else(|| "unknown".to_string(), api_label);
+        .map_or_else(|| "unknown".to_string(), crate::proto::api_label);
     *stats
         .messages
         .entry((name, r.msg.kind.as_str()))
         .or_default() += 1;
     stats.inferred += u64::from(r.version_source == Some(VersionSource::Inferred));
     stats.malformed += u64::from(r.msg.error.is_some());
-    stats.warned += u64::from(!r.frame.warnings.is_empty() || !r.msg.warnings.is_empty());
+    stats.warned += u64::from(r.has_warnings());
     if sink(&r).is_break() {
         *stopped = true;
     }
 }
 
-/// Kafka's name for an API key, or `Unknown(N)`.
-pub fn api_label(key: i16) -> String {
-    codec::apis::api_name(key).map_or_else(|| format!("Unknown({key})"), str::to_string)
+/// What a caller of [`run_with`] does along the way. Only `message` is required.
+pub trait Hooks {
+    /// Every decoded message, in the order they complete; `Break` stops the run.
+    fn message(&mut self, r: &Record<'_>) -> ControlFlow<()>;
+
+    /// Before each read from the source; `Break` stops the run at once, without flushing
+    /// the connections (nothing more is delivered).
+    fn poll(&mut self, _source: &mut Source) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+
+    /// Each packet read, numbered from 1, before the stages see it.
+    fn packet(&mut self, _number: u64, _p: &Packet<'_>) {}
 }
 
-/// Runs a whole source through the pipeline.
+/// A bare function of each message is a [`Hooks`].
+struct Sink<'s>(&'s mut dyn FnMut(&Record<'_>) -> ControlFlow<()>);
+
+impl Hooks for Sink<'_> {
+    fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+        (self.0)(r)
+    }
+}
+
+/// Runs a whole source through the pipeline, handing each message to `sink`.
 pub fn run(
     source: &mut Source,
     cfg: Config,
-    sink: &mut dyn FnMut(&Record<'_, '_>) -> ControlFlow<()>,
+    sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>,
 ) -> (RunStats, End) {
+    run_with(source, cfg, &mut Sink(sink))
+}
+
+/// The one read loop: the CLI's `read`, `live` and `stats` and the TUI's loader all run on it.
+pub fn run_with(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (RunStats, End) {
     let mut pipe = Pipeline::new(cfg);
     let mut end = End::Complete;
     let mut number = 0u64;
     while !pipe.stopped() {
+        if hooks.poll(source).is_break() {
+            pipe.stopped = true;
+            break;
+        }
         match source.next_packet() {
             None => break,
             Some(Ok(p)) => {
                 number += 1;
-                pipe.packet(number, &p, sink);
+                hooks.packet(number, &p);
+                pipe.packet(number, &p, &mut |r| hooks.message(r));
             }
             // A live capture's poll interval passed: look again (stop requests are checked there).
             Some(Err(CaptureError::Idle)) => {}
@@ -236,5 +306,6 @@ pub fn run(
             }
         }
     }
-    (pipe.finish(sink), end)
+    // Once stopped, the flush only counts: nothing more is delivered.
+    (pipe.finish(&mut |r| hooks.message(r)), end)
 }

@@ -4,7 +4,7 @@
 //! stop on -c, --duration and SIGINT. Needs CAP_NET_RAW (CI runs as root);
 //! without it the tests say SKIP and return.
 
-use kwire::codec::peek_request_header;
+use kwire::proto::peek_request_header;
 use kwire::synth::kafka::{
     Coordinator, Vote, find_coordinator_request, find_coordinator_response, vote_request,
     vote_response,

@@ -692,15 +692,14 @@ fn mid_stream_start_inside_a_response_resyncs_on_the_next_answer() {
     assert_eq!(v.len(), 2);
     assert_eq!(v[1]["request_frame"], 2);
     // All 14 captured bytes of the first response were passed over, in two packets' time.
+    // Without the SYN the response side looks for its first boundary instead of
+    // reading a size at byte 0, so this is a resync, not lost framing.
     assert_eq!(
         v[1]["warnings"],
-        json!([
-            "size prefix -65536 makes no sense here; framing was lost",
-            "resynchronised after skipping 14 bytes of no recognisable frame"
-        ])
+        json!(["resynchronised after skipping 14 bytes of no recognisable frame"])
     );
     let run = run_lib(file.path(), Config::default());
-    assert_eq!(run.stats.kafka.desyncs, 1);
+    assert_eq!(run.stats.kafka.desyncs, 0);
     assert_eq!(run.stats.kafka.resyncs, 1);
     assert_eq!(run.stats.kafka.skipped_bytes, first_resp.len() as u64 - 14);
 }

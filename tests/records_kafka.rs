@@ -249,13 +249,13 @@ fn frames(pcap: &Path) -> HashMap<(u16, u16, &'static str, i32), Vec<u8>> {
     let mut src = Source::open_file(pcap).unwrap();
     let mut out = HashMap::new();
     let _ = pipeline::run(&mut src, cfg, &mut |r| {
-        let f = r.frame;
-        let (dir, client, server) = match f.kind {
+        let f = r;
+        let (dir, client, server) = match f.msg.kind {
             kwire::codec::Kind::Request => ("req", f.src.port(), f.dst.port()),
             kwire::codec::Kind::Response => ("rsp", f.dst.port(), f.src.port()),
         };
         if let Some(c) = r.msg.correlation_id {
-            assert!(!f.cut, "frame {} was cut", f.frame);
+            assert!(!f.cut, "packet {} was cut", f.packet);
             out.insert((client, server, dir, c), f.data.to_vec());
         }
         ControlFlow::Continue(())

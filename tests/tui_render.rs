@@ -28,7 +28,7 @@ fn loaded(path: &str, w: u16, h: u16) -> App {
 }
 
 fn render(app: &App) -> Buffer {
-    let a = app.areas;
+    let a = app.areas();
     let (w, h) = (a.list.width, a.status.y + 1);
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| ui::draw(app, f)).unwrap();
@@ -73,10 +73,10 @@ fn text_with_marks(b: &Buffer) -> String {
 fn position_of_frame(app: &App, frame: u64) -> usize {
     (0..app.shown())
         .find(|&p| {
-            app.view
-                .row_at(&app.store, p)
-                .and_then(|r| app.store.row(r))
-                .is_some_and(|r| r.frame == frame)
+            app.view()
+                .row_at(app.store(), p)
+                .and_then(|r| app.store().row(r))
+                .is_some_and(|r| r.packet == frame)
         })
         .unwrap_or_else(|| panic!("no message in frame {frame}"))
 }
@@ -127,7 +127,7 @@ fn requests_responses_and_errors_have_their_colours() {
 fn a_selected_field_highlights_its_bytes() {
     let mut app = loaded(ELECTION, 120, 40);
     app.select(position_of_frame(&app, 224));
-    let d = app.detail.clone().unwrap();
+    let d = app.detail().cloned().unwrap();
     let (i, line) = d
         .lines
         .iter()
@@ -135,9 +135,9 @@ fn a_selected_field_highlights_its_bytes() {
         .find(|(_, l)| l.label.contains("FENCED_LEADER_EPOCH"))
         .unwrap();
     // Selecting the field's first byte in the hex pane selects the field.
-    app.focus = kwire::tui::Pane::Hex;
+    app.set_focus(kwire::tui::Pane::Hex);
     app.select_byte(line.offset);
-    assert_eq!(app.tree_sel, i);
+    assert_eq!(app.tree_sel(), i);
     assert_eq!(line.len, 2);
     // With the hex pane focused, the cursor (#) sits on the field's first byte.
     let s = text_with_marks(&render(&app));
@@ -147,7 +147,7 @@ fn a_selected_field_highlights_its_bytes() {
     );
     assert!(s.contains("## ^^"), "{s}");
     // With the tree focused, every byte of the field is marked (^).
-    app.focus = kwire::tui::Pane::Tree;
+    app.set_focus(kwire::tui::Pane::Tree);
     let s = text_with_marks(&render(&app));
     insta::assert_snapshot!("selected_field", s);
 }
@@ -216,7 +216,7 @@ fn wire_strings_cannot_reach_the_terminal() {
 fn the_tree_names_error_codes_and_writes_uuids_canonically() {
     let mut app = loaded(ELECTION, 120, 40);
     app.select(position_of_frame(&app, 201));
-    let d = app.detail.clone().unwrap();
+    let d = app.detail().cloned().unwrap();
     let labels: Vec<&str> = d.lines.iter().map(|l| l.label.as_str()).collect();
     assert!(labels.contains(&"ReplicaDirectoryId uuid = 203b722c-5a96-8b95-8f12-fd2980dfdf30"));
     // Scrolled to the UUID, the selected line carries the schema's description.
@@ -240,7 +240,7 @@ fn the_tree_names_error_codes_and_writes_uuids_canonically() {
         "The directory id of the voter sending the request"
     );
     app.select(position_of_frame(&app, 224));
-    let d = app.detail.clone().unwrap();
+    let d = app.detail().cloned().unwrap();
     assert!(
         d.lines
             .iter()

@@ -7,8 +7,7 @@
 
 use kwire::analysis::Analyzer;
 use kwire::codec::{self, Kind, Message, SchemaKind};
-use kwire::kafka::KafkaFrame;
-use kwire::pipeline::{Record, VersionSource};
+use kwire::dissect::{Record, VersionSource};
 use kwire::tcp::ConnId;
 use kwire::view::{json, summary, tree};
 use libfuzzer_sys::fuzz_target;
@@ -75,13 +74,13 @@ fn views(data: &[u8], msg: Message<'_>, source: Option<VersionSource>) {
             );
         }
     }
-    let frame = KafkaFrame {
-        conn: ConnId(0),
-        frame: 1,
+    let r = Record {
+        packet: 1,
         ts_ns: 0,
+        first_ts_ns: 0,
+        conn: ConnId(0),
         src: "10.0.0.1:50000".parse().unwrap(),
         dst: "10.0.0.2:9092".parse().unwrap(),
-        kind: msg.kind,
         data,
         wire_size: data.len() as u64,
         cut: false,
@@ -89,15 +88,11 @@ fn views(data: &[u8], msg: Message<'_>, source: Option<VersionSource>) {
             Kind::Request => None,
             Kind::Response => msg.api_key.zip(msg.api_version),
         },
-        request_frame: None,
+        request_packet: None,
         latency_ns: None,
         warnings: Vec::new(),
-    };
-    let r = Record {
-        frame: &frame,
         msg,
         version_source: source,
-        first_ts_ns: 0,
     };
     let _ = summary::line(&r);
     let _ = tree::record(&r);

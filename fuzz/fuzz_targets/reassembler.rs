@@ -200,8 +200,8 @@ fuzz_target!(|input: Input| {
     // Next in-order sequence number per connection and side.
     let mut next = [[input.isn[0], input.isn[1]]; 4];
     let mut ts: i64 = 1_000_000_000;
-    let mut sink = |f: &kwire::kafka::KafkaFrame<'_>| {
-        let _ = kwire::pipeline::dissect(f, 0);
+    let mut sink = |f: &kwire::kafka::KafkaMessage<'_>| {
+        let _ = kwire::dissect::dissect(f, 0);
     };
     for (i, s) in input.segs.iter().enumerate() {
         let c = usize::from(s.conn % 4);

@@ -1,7 +1,7 @@
 //! Per-API counts, latencies and error codes.
 
 use crate::codec::{Kind, Role, Value};
-use crate::pipeline::Record;
+use crate::dissect::Record;
 use std::collections::BTreeMap;
 
 /// Latencies kept exactly per API; past this, percentiles come from the histogram.
@@ -165,7 +165,7 @@ pub(super) struct Apis {
 }
 
 impl Apis {
-    pub(super) fn record(&mut self, r: &Record<'_, '_>) {
+    pub(super) fn record(&mut self, r: &Record<'_>) {
         let m = &r.msg;
         let s = self.by_key.entry(m.api_key).or_insert_with(|| ApiStats {
             api_key: m.api_key,
@@ -178,12 +178,12 @@ impl Apis {
             }
             Kind::Response => {
                 s.responses += 1;
-                if r.frame.request_frame.is_some() {
+                if r.request_packet.is_some() {
                     s.paired += 1;
                 } else {
                     s.unpaired_responses += 1;
                 }
-                if let Some(ns) = r.frame.latency_ns {
+                if let Some(ns) = r.latency_ns {
                     s.latency.add(ns / 1000);
                 }
                 if m.body.is_some() && m.error.is_none() {

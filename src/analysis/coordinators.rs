@@ -1,8 +1,8 @@
 //! The coordinator map, from FindCoordinator (API key 10).
 
-use super::{At, int16, int32};
-use crate::codec::{Tree, Value};
-use crate::pipeline::Record;
+use super::At;
+use crate::apis::find_coordinator;
+use crate::dissect::Record;
 use crate::tcp::ConnId;
 use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, SocketAddr};
@@ -74,19 +74,13 @@ pub struct CoordinatorKey {
     pub changes: Vec<CoordinatorChange>,
     /// Error answers by code, in code order.
     pub errors: Vec<(i16, u64)>,
-    /// Clients with at least [`REPEAT_ASKS`] requests for this key.
+    /// Clients with at least `REPEAT_ASKS` requests for this key.
     pub repeat_askers: Vec<Asker>,
 }
 
 /// The name of a key type.
 pub fn key_type_name(t: Option<i8>) -> String {
-    match t {
-        Some(0) => "group".into(),
-        Some(1) => "transaction".into(),
-        Some(2) => "share".into(),
-        Some(n) => format!("keytype {n}"),
-        None => "unknown".into(),
-    }
+    crate::view::labels::key_type_words(t)
 }
 
 type Key = (Option<i8>, String);
@@ -103,7 +97,7 @@ struct KeyState {
 }
 
 struct Pending {
-    frame: u64,
+    packet: u64,
     key_type: i8,
     keys: Vec<String>,
     client_id: Option<String>,
@@ -132,19 +126,10 @@ impl Coordinators {
         Some(self.keys.entry(k).or_default())
     }
 
-    pub(super) fn request(&mut self, r: &Record<'_, '_>, t: &Tree<'_>, body: usize) {
-        let key_type = int(t, body, "KeyType").unwrap_or(0);
-        let mut keys: Vec<String> = Vec::new();
-        if let Some(k) = t.str(body, "Key") {
-            keys.push(k.unwrap_or("").to_string());
-        }
-        for e in t.elements(body, "CoordinatorKeys") {
-            if let Some(Value::Str(s)) = t.nodes.get(e).map(|n| n.value) {
-                keys.push(s.unwrap_or("").to_string());
-            }
-        }
+    pub(super) fn request(&mut self, r: &Record<'_>, f: find_coordinator::RequestFacts) {
+        let find_coordinator::RequestFacts { key_type, keys } = f;
         let client_id = r.msg.client_id.map(str::to_string);
-        let ip = r.frame.src.ip();
+        let ip = r.src.ip();
         for k in &keys {
             if let Some(s) = self.key_state((Some(key_type), k.clone())) {
                 s.requests += 1;
@@ -153,15 +138,15 @@ impl Coordinators {
         }
         if let Some(corr) = r.msg.correlation_id {
             if self.pending.len() >= MAX_PENDING {
-                let mut frames: Vec<u64> = self.pending.values().map(|p| p.frame).collect();
+                let mut frames: Vec<u64> = self.pending.values().map(|p| p.packet).collect();
                 frames.sort_unstable();
                 let cut = frames.get(frames.len() / 2).copied().unwrap_or(0);
-                self.pending.retain(|_, p| p.frame >= cut);
+                self.pending.retain(|_, p| p.packet >= cut);
             }
             self.pending.insert(
-                (r.frame.conn, corr),
+                (r.conn, corr),
                 Pending {
-                    frame: r.frame.frame,
+                    packet: r.packet,
                     key_type,
                     keys,
                     client_id,
@@ -170,45 +155,47 @@ impl Coordinators {
         }
     }
 
-    pub(super) fn response(&mut self, r: &Record<'_, '_>, t: &Tree<'_>, body: usize) {
-        let pending = match (r.frame.request_frame, r.msg.correlation_id) {
+    pub(super) fn response(&mut self, r: &Record<'_>, f: &find_coordinator::ResponseFacts<'_>) {
+        let pending = match (r.request_packet, r.msg.correlation_id) {
             (Some(rf), Some(corr)) => self
                 .pending
-                .remove(&(r.frame.conn, corr))
-                .filter(|p| p.frame == rf),
+                .remove(&(r.conn, corr))
+                .filter(|p| p.packet == rf),
             _ => None,
         };
-        let answer = |at: usize, key_type: Option<i8>, key: String| {
-            let error = int16(t, at, "ErrorCode").unwrap_or(0);
+        let answer = |at: &find_coordinator::AnswerFacts<'_>, key_type: Option<i8>, key: String| {
+            let error = at.error;
             let coordinator = (error == 0).then(|| Endpoint {
-                node: int32(t, at, "NodeId").unwrap_or(-1),
-                host: t.str(at, "Host").flatten().unwrap_or("").to_string(),
-                port: int32(t, at, "Port").unwrap_or(-1),
+                node: at.node,
+                host: at.host.to_string(),
+                port: at.port,
             });
             let a = CoordinatorAnswer {
                 at: At::of(r),
                 version: r.msg.api_version,
                 client_id: pending.as_ref().and_then(|p| p.client_id.clone()),
-                client: r.frame.dst,
-                broker: r.frame.src,
-                latency_ns: r.frame.latency_ns,
+                client: r.dst,
+                broker: r.src,
+                latency_ns: r.latency_ns,
                 coordinator,
                 error,
-                error_message: t.str(at, "ErrorMessage").flatten().map(str::to_string),
+                error_message: at.error_message.map(str::to_string),
             };
             ((key_type, key), a)
         };
         let mut answers = Vec::new();
         let key_type = pending.as_ref().map(|p| p.key_type);
-        if t.field(body, "Coordinators").is_some() {
-            for c in t.elements(body, "Coordinators") {
-                let key = t.str(c, "Key").flatten().unwrap_or("").to_string();
-                answers.push(answer(c, key_type, key));
+        if f.batched {
+            for c in &f.answers {
+                answers.push(answer(c, key_type, c.key.to_string()));
             }
         } else {
-            match pending.as_ref().and_then(|p| p.keys.first()) {
-                Some(k) => answers.push(answer(body, key_type, k.clone())),
-                None => self.without_key += 1,
+            match (
+                pending.as_ref().and_then(|p| p.keys.first()),
+                f.answers.first(),
+            ) {
+                (Some(k), Some(a)) => answers.push(answer(a, key_type, k.clone())),
+                _ => self.without_key += 1,
             }
         }
         for (key, a) in answers {
@@ -281,8 +268,4 @@ impl Coordinators {
             keys_not_kept: self.keys_not_kept,
         }
     }
-}
-
-fn int(t: &Tree<'_>, parent: usize, name: &str) -> Option<i8> {
-    t.int(parent, name).and_then(|v| i8::try_from(v).ok())
 }

@@ -1,16 +1,19 @@
-//! The election timeline, from Vote (API key 52).
+//! The election timeline, from Vote.
 //!
 //! A Vote request is one ballot: a candidate asks one voter. Ballots are
 //! grouped per cluster and topic partition, then per epoch. A PreVote sent at
 //! epoch E is listed under E + 1, the epoch it would start (a prospective
 //! candidate does not bump its epoch; its Vote then carries E + 1).
 
-use super::{At, int16, int32};
-use crate::codec::Tree;
-use crate::pipeline::Record;
+mod build;
+
+use super::At;
+use crate::apis::vote;
+use crate::dissect::Record;
 use crate::tcp::ConnId;
+use build::{build_epoch, repeats};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 
 /// Ballots kept over the whole run; later Vote requests are only counted.
 const MAX_BALLOTS: usize = 100_000;
@@ -185,7 +188,7 @@ struct PendingBallot {
 }
 
 struct Pending {
-    frame: u64,
+    packet: u64,
     ballots: Vec<PendingBallot>,
 }
 
@@ -200,163 +203,148 @@ pub(super) struct Elections {
 }
 
 impl Elections {
-    pub(super) fn request(&mut self, r: &Record<'_, '_>, t: &Tree<'_>, body: usize) {
+    pub(super) fn request(&mut self, r: &Record<'_>, f: &vote::RequestFacts<'_>) {
         let at = At::of(r);
         let version = r.msg.api_version.unwrap_or(0);
-        let cluster = t.str(body, "ClusterId").flatten().map(str::to_string);
-        let voter_id = int32(t, body, "VoterId").filter(|v| *v >= 0);
+        let cluster = f.cluster_id.map(str::to_string);
+        let voter_id = f.voter_id.filter(|v| *v >= 0);
         if let Some(v) = voter_id {
-            self.addr_nodes.insert(r.frame.dst, v);
+            self.addr_nodes.insert(r.dst, v);
         }
-        let voter = voter_id.map_or(Voter::Addr(r.frame.dst), Voter::Node);
+        let voter = voter_id.map_or(Voter::Addr(r.dst), Voter::Node);
         let mut pending = Vec::new();
-        for topic in t.elements(body, "Topics") {
-            let name = t.str(topic, "TopicName").flatten().unwrap_or("");
-            for p in t.elements(topic, "Partitions") {
-                if self.ballots >= MAX_BALLOTS {
-                    self.not_kept += 1;
-                    continue;
-                }
-                let partition = int32(t, p, "PartitionIndex").unwrap_or(0);
-                let candidate = int32(t, p, "ReplicaId").unwrap_or(-1);
-                let replica_epoch = int32(t, p, "ReplicaEpoch").unwrap_or(-1);
-                let pre_vote = t.bool(p, "PreVote").unwrap_or(false);
-                let epoch = if pre_vote {
-                    replica_epoch.saturating_add(1)
-                } else {
-                    replica_epoch
-                };
-                let key = (cluster.clone(), name.to_string(), partition);
-                let nodes = &self.addr_nodes;
-                let part = self.parts.entry(key.clone()).or_default();
-                if candidate >= 0 {
-                    part.nodes.insert(candidate);
-                }
-                if let Voter::Node(v) = voter {
-                    part.nodes.insert(v);
-                }
-                let cands = part.epochs.entry(epoch).or_default();
-                // A candidate asking a voter it already asked starts a new round.
-                let open = cands.iter().rposition(|c| {
-                    c.candidate == candidate
-                        && c.pre_vote == pre_vote
-                        && c.replica_epoch == replica_epoch
-                });
-                let idx = match open {
-                    Some(i)
-                        if cands.get(i).is_some_and(|c| {
-                            c.ballots
-                                .iter()
-                                .all(|b| resolve(nodes, b.voter) != resolve(nodes, voter))
-                        }) =>
-                    {
-                        i
-                    }
-                    _ => {
-                        cands.push(Candidacy {
-                            candidate,
-                            pre_vote,
-                            replica_epoch,
-                            last_offset: t.int(p, "LastOffset").unwrap_or(-1),
-                            last_offset_epoch: int32(t, p, "LastOffsetEpoch").unwrap_or(-1),
-                            ballots: Vec::new(),
-                        });
-                        cands.len() - 1
-                    }
-                };
-                let Some(c) = cands.get_mut(idx) else {
-                    continue;
-                };
-                c.ballots.push(Ballot {
-                    voter,
-                    request: at,
-                    version,
-                    answer: None,
-                });
-                self.ballots += 1;
-                pending.push(PendingBallot {
-                    key,
-                    topic: name.to_string(),
-                    partition,
-                    epoch,
-                    candidacy: idx,
-                    ballot: c.ballots.len() - 1,
-                });
+        for p in &f.partitions {
+            if self.ballots >= MAX_BALLOTS {
+                self.not_kept += 1;
+                continue;
             }
+            let (name, partition, candidate) = (p.topic, p.partition, p.replica_id);
+            let (replica_epoch, pre_vote) = (p.replica_epoch, p.pre_vote);
+            let epoch = if pre_vote {
+                replica_epoch.saturating_add(1)
+            } else {
+                replica_epoch
+            };
+            let key = (cluster.clone(), name.to_string(), partition);
+            let nodes = &self.addr_nodes;
+            let part = self.parts.entry(key.clone()).or_default();
+            if candidate >= 0 {
+                part.nodes.insert(candidate);
+            }
+            if let Voter::Node(v) = voter {
+                part.nodes.insert(v);
+            }
+            let cands = part.epochs.entry(epoch).or_default();
+            // A candidate asking a voter it already asked starts a new round.
+            let open = cands.iter().rposition(|c| {
+                c.candidate == candidate
+                    && c.pre_vote == pre_vote
+                    && c.replica_epoch == replica_epoch
+            });
+            let idx = match open {
+                Some(i)
+                    if cands.get(i).is_some_and(|c| {
+                        c.ballots
+                            .iter()
+                            .all(|b| resolve(nodes, b.voter) != resolve(nodes, voter))
+                    }) =>
+                {
+                    i
+                }
+                _ => {
+                    cands.push(Candidacy {
+                        candidate,
+                        pre_vote,
+                        replica_epoch,
+                        last_offset: p.last_offset,
+                        last_offset_epoch: p.last_offset_epoch,
+                        ballots: Vec::new(),
+                    });
+                    cands.len() - 1
+                }
+            };
+            let Some(c) = cands.get_mut(idx) else {
+                continue;
+            };
+            c.ballots.push(Ballot {
+                voter,
+                request: at,
+                version,
+                answer: None,
+            });
+            self.ballots += 1;
+            pending.push(PendingBallot {
+                key,
+                topic: name.to_string(),
+                partition,
+                epoch,
+                candidacy: idx,
+                ballot: c.ballots.len() - 1,
+            });
         }
         if let (Some(corr), false) = (r.msg.correlation_id, pending.is_empty()) {
             if self.pending.len() >= MAX_PENDING {
                 forget_oldest(&mut self.pending);
             }
             self.pending.insert(
-                (r.frame.conn, corr),
+                (r.conn, corr),
                 Pending {
-                    frame: at.frame,
+                    packet: at.packet,
                     ballots: pending,
                 },
             );
         }
     }
 
-    pub(super) fn response(&mut self, r: &Record<'_, '_>, t: &Tree<'_>, body: usize) {
+    pub(super) fn response(&mut self, r: &Record<'_>, f: &vote::ResponseFacts<'_>) {
         let at = At::of(r);
-        let pending = match (r.frame.request_frame, r.msg.correlation_id) {
+        let pending = match (r.request_packet, r.msg.correlation_id) {
             (Some(rf), Some(corr)) => self
                 .pending
-                .remove(&(r.frame.conn, corr))
-                .filter(|p| p.frame == rf),
+                .remove(&(r.conn, corr))
+                .filter(|p| p.packet == rf),
             _ => None,
         };
-        for e in t.elements(body, "NodeEndpoints") {
-            let host = t
-                .str(e, "Host")
-                .flatten()
-                .and_then(|h| h.parse::<IpAddr>().ok());
-            let port = t.int(e, "Port").and_then(|p| u16::try_from(p).ok());
-            if let (Some(id), Some(ip), Some(port)) = (int32(t, e, "NodeId"), host, port) {
-                self.addr_nodes.insert(SocketAddr::new(ip, port), id);
-            }
+        for &(id, addr) in &f.endpoints {
+            self.addr_nodes.insert(addr, id);
         }
-        let top_error = int16(t, body, "ErrorCode").unwrap_or(0);
-        for topic in t.elements(body, "Topics") {
-            let name = t.str(topic, "TopicName").flatten().unwrap_or("");
-            for p in t.elements(topic, "Partitions") {
-                let partition = int32(t, p, "PartitionIndex").unwrap_or(0);
-                let answer = Answer {
-                    at,
-                    latency_ns: r.frame.latency_ns,
-                    granted: t.bool(p, "VoteGranted").unwrap_or(false),
-                    error: int16(t, p, "ErrorCode").unwrap_or(0),
-                    top_error,
-                    leader_id: int32(t, p, "LeaderId").unwrap_or(-1),
-                    leader_epoch: int32(t, p, "LeaderEpoch").unwrap_or(-1),
-                };
-                let asked = pending.as_ref().and_then(|pd| {
-                    pd.ballots
-                        .iter()
-                        .find(|b| b.topic == name && b.partition == partition)
-                });
-                let key = match asked {
-                    Some(b) => b.key.clone(),
-                    None => (None, name.to_string(), partition),
-                };
-                let part = self.parts.entry(key).or_default();
-                if answer.leader_id >= 0 {
-                    part.nodes.insert(answer.leader_id);
-                    part.reports
-                        .entry((answer.leader_epoch, answer.leader_id))
-                        .or_insert((at, 0))
-                        .1 += 1;
-                }
-                if let Some(b) = asked {
-                    if let Some(ballot) = part
-                        .epochs
-                        .get_mut(&b.epoch)
-                        .and_then(|c| c.get_mut(b.candidacy))
-                        .and_then(|c| c.ballots.get_mut(b.ballot))
-                    {
-                        ballot.answer = Some(answer);
-                    }
+        let top_error = f.top_error;
+        for p in &f.partitions {
+            let (name, partition) = (p.topic, p.partition);
+            let answer = Answer {
+                at,
+                latency_ns: r.latency_ns,
+                granted: p.granted,
+                error: p.error,
+                top_error,
+                leader_id: p.leader_id,
+                leader_epoch: p.leader_epoch,
+            };
+            let asked = pending.as_ref().and_then(|pd| {
+                pd.ballots
+                    .iter()
+                    .find(|b| b.topic == name && b.partition == partition)
+            });
+            let key = match asked {
+                Some(b) => b.key.clone(),
+                None => (None, name.to_string(), partition),
+            };
+            let part = self.parts.entry(key).or_default();
+            if answer.leader_id >= 0 {
+                part.nodes.insert(answer.leader_id);
+                part.reports
+                    .entry((answer.leader_epoch, answer.leader_id))
+                    .or_insert((at, 0))
+                    .1 += 1;
+            }
+            if let Some(b) = asked {
+                if let Some(ballot) = part
+                    .epochs
+                    .get_mut(&b.epoch)
+                    .and_then(|c| c.get_mut(b.candidacy))
+                    .and_then(|c| c.ballots.get_mut(b.ballot))
+                {
+                    ballot.answer = Some(answer);
                 }
             }
         }
@@ -438,153 +426,6 @@ impl Elections {
     }
 }
 
-fn build_epoch(e: i32, candidacies: Vec<Candidacy>, majority: usize, part: &PartState) -> Epoch {
-    let mut notes = Vec::new();
-    let began = candidacies
-        .iter()
-        .filter_map(Candidacy::first_request)
-        .min();
-    // The earliest answer that gave a Vote candidate a majority (its own vote counts).
-    let need = majority.saturating_sub(1);
-    let mut by_majority: Option<(At, i32)> = None;
-    for c in candidacies.iter().filter(|c| !c.pre_vote) {
-        let mut grants: Vec<At> = c
-            .ballots
-            .iter()
-            .filter_map(|b| b.answer.as_ref().filter(|a| a.granted).map(|a| a.at))
-            .collect();
-        grants.sort();
-        let reached = if need == 0 {
-            c.first_request()
-        } else {
-            grants.get(need - 1).copied()
-        };
-        if let Some(at) = reached {
-            if by_majority.is_none_or(|(m, _)| at < m) {
-                by_majority = Some((at, c.candidate));
-            }
-        }
-    }
-    let reports: Vec<(i32, At, u64)> = part
-        .reports
-        .iter()
-        .filter(|((ep, _), _)| *ep == e)
-        .map(|((_, leader), (at, n))| (*leader, *at, *n))
-        .collect();
-    let first_report = reports.iter().min_by_key(|(_, at, _)| *at).copied();
-    if reports.len() > 1 {
-        let list: Vec<String> = reports
-            .iter()
-            .map(|(l, at, n)| format!("node {l} ({n}×, first in frame {})", at.frame))
-            .collect();
-        notes.push(format!(
-            "responses disagree on the leader: {}",
-            list.join(", ")
-        ));
-    }
-    let leader = first_report.map(|r| r.0).or(by_majority.map(|m| m.1));
-    if let (Some((_, m)), Some((r, ..))) = (by_majority, first_report) {
-        if m != r {
-            notes.push(format!(
-                "node {m} reached a majority of the voters seen, but responses report node {r} as leader"
-            ));
-        }
-    }
-    let votes: Vec<&Candidacy> = candidacies.iter().filter(|c| !c.pre_vote).collect();
-    let unanswered: usize = candidacies.iter().map(Candidacy::unanswered).sum();
-    let outcome = if leader.is_some() && candidacies.is_empty() {
-        Outcome::NotCaptured
-    } else if leader.is_some() {
-        Outcome::Won
-    } else if votes.is_empty() {
-        Outcome::NoVote
-    } else if votes.iter().any(|c| c.unanswered() > 0) {
-        Outcome::Undecided
-    } else {
-        Outcome::Failed
-    };
-    match outcome {
-        Outcome::NotCaptured => {
-            notes.push("no Vote request for this epoch in the capture".into());
-        }
-        Outcome::Failed if votes.len() > 1 => {
-            let who: Vec<String> = votes
-                .iter()
-                .map(|c| format!("node {}", c.candidate))
-                .collect();
-            notes.push(format!(
-                "split vote: {} stood, none reached a majority",
-                who.join(", ")
-            ));
-        }
-        Outcome::NoVote => {
-            let ahead: Vec<String> = candidacies
-                .iter()
-                .filter(|c| c.granted() >= need && c.unanswered() == 0)
-                .map(|c| format!("node {}", c.candidate))
-                .collect();
-            if ahead.is_empty() {
-                notes.push("pre-vote only: no candidate got a majority, no Vote followed".into());
-            } else {
-                notes.push(format!(
-                    "pre-vote only: {} got a majority, but no Vote for this epoch is in the capture",
-                    ahead.join(", ")
-                ));
-            }
-        }
-        _ => {}
-    }
-    if unanswered > 0 {
-        notes.push(format!(
-            "{unanswered} request{} unanswered in the capture",
-            if unanswered == 1 { "" } else { "s" }
-        ));
-    }
-    if leader.is_some() && by_majority.is_none() && !votes.is_empty() {
-        notes.push(
-            "the winning votes are not all in the capture; the leader is known from a response"
-                .into(),
-        );
-    }
-    Epoch {
-        epoch: e,
-        outcome,
-        leader,
-        began,
-        // The majority is the winner's; a different candidate's is only in the notes.
-        majority: by_majority.filter(|m| Some(m.1) == leader).map(|m| m.0),
-        reported: first_report.map(|r| r.1),
-        candidacies,
-        notes,
-    }
-}
-
-fn repeats(epochs: &[Epoch]) -> Vec<RepeatCandidate> {
-    let mut by_node: BTreeMap<i32, RepeatCandidate> = BTreeMap::new();
-    for e in epochs {
-        for c in &e.candidacies {
-            let r = by_node.entry(c.candidate).or_insert(RepeatCandidate {
-                node: c.candidate,
-                rounds: 0,
-                lost: 0,
-                won_epochs: Vec::new(),
-            });
-            r.rounds += 1;
-            if e.leader == Some(c.candidate) {
-                if r.won_epochs.last() != Some(&e.epoch) {
-                    r.won_epochs.push(e.epoch);
-                }
-            } else {
-                r.lost += 1;
-            }
-        }
-    }
-    by_node
-        .into_values()
-        .filter(|r| r.lost >= REPEAT_LOSSES)
-        .collect()
-}
-
 /// The voter's node id, when its address has been tied to one.
 fn resolve(nodes: &HashMap<SocketAddr, i32>, v: Voter) -> Voter {
     match v {
@@ -595,8 +436,8 @@ fn resolve(nodes: &HashMap<SocketAddr, i32>, v: Voter) -> Voter {
 
 /// Drops the older half of the pending requests (they are most likely never answered).
 fn forget_oldest(pending: &mut HashMap<(ConnId, i32), Pending>) {
-    let mut frames: Vec<u64> = pending.values().map(|p| p.frame).collect();
+    let mut frames: Vec<u64> = pending.values().map(|p| p.packet).collect();
     frames.sort_unstable();
     let cut = frames.get(frames.len() / 2).copied().unwrap_or(0);
-    pending.retain(|_, p| p.frame >= cut);
+    pending.retain(|_, p| p.packet >= cut);
 }

@@ -3,7 +3,7 @@
 use super::coordinators::{Endpoint, key_type_name};
 use super::elections::{Ballot, Candidacy, Epoch, PartitionElections, Voter};
 use super::{Analysis, ApiStats, At, CoordinatorKey, error_label};
-use crate::pipeline::api_label;
+use crate::view::labels::api_label;
 use serde_json::{Map, Value, json};
 
 /// Seconds since the epoch with µs precision, as the NDJSON `ts`.
@@ -15,7 +15,7 @@ fn ts(ns: i64) -> Value {
 
 fn at(a: Option<At>) -> Value {
     match a {
-        Some(a) => json!({"frame": a.frame, "ts": ts(a.ts_ns)}),
+        Some(a) => json!({"frame": a.packet, "ts": ts(a.ts_ns)}),
         None => Value::Null,
     }
 }
@@ -38,7 +38,7 @@ fn error(code: i16) -> Value {
 fn ballot(b: &Ballot) -> Value {
     let response = match &b.answer {
         Some(a) => json!({
-            "frame": a.at.frame, "ts": ts(a.at.ts_ns),
+            "frame": a.at.packet, "ts": ts(a.at.ts_ns),
             "latency_us": a.latency_ns.map(|n| n / 1000),
             "granted": a.granted, "error": error(a.error), "top_error": error(a.top_error),
             "leader_id": a.leader_id, "leader_epoch": a.leader_epoch,
@@ -102,7 +102,7 @@ fn coordinator(k: &CoordinatorKey) -> Value {
                 None => (Value::Null, Value::Null, Value::Null),
             };
             json!({
-                "frame": a.at.frame, "ts": ts(a.at.ts_ns), "version": a.version,
+                "frame": a.at.packet, "ts": ts(a.at.ts_ns), "version": a.version,
                 "client_id": a.client_id, "client": a.client.to_string(),
                 "broker": a.broker.to_string(), "latency_us": a.latency_ns.map(|n| n / 1000),
                 "node": node, "host": host, "port": port,
@@ -115,7 +115,7 @@ fn coordinator(k: &CoordinatorKey) -> Value {
         "requests": k.requests, "unanswered": k.unanswered,
         "answers": answers, "answers_not_kept": k.answers_not_kept,
         "changes": k.changes.iter().map(|c| json!({
-            "frame": c.at.frame, "ts": ts(c.at.ts_ns),
+            "frame": c.at.packet, "ts": ts(c.at.ts_ns),
             "from": endpoint(&c.from), "to": endpoint(&c.to),
         })).collect::<Vec<_>>(),
         "errors": by_name(k.errors.iter().map(|(c, n)| (c, n))),

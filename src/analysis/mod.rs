@@ -12,6 +12,7 @@
 mod apis;
 mod coordinators;
 mod elections;
+mod html;
 mod json;
 mod text;
 
@@ -22,24 +23,26 @@ pub use coordinators::{
 pub use elections::{
     Ballot, Candidacy, Epoch, Outcome, PartitionElections, RepeatCandidate, Voter,
 };
+pub use html::render_html;
 pub use json::to_json;
 pub use text::render_text;
 
-use crate::codec::{Kind, Tree};
-use crate::pipeline::Record;
+use crate::apis::{self as api_table, Track};
+use crate::codec::Kind;
+use crate::dissect::Record;
 
 /// Where in the capture something happened: the packet that completed the message, and its time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct At {
-    pub frame: u64,
+    pub packet: u64,
     pub ts_ns: i64,
 }
 
 impl At {
-    fn of(r: &Record<'_, '_>) -> At {
+    fn of(r: &Record<'_>) -> At {
         At {
-            frame: r.frame.frame,
-            ts_ns: r.frame.ts_ns,
+            packet: r.packet,
+            ts_ns: r.ts_ns,
         }
     }
 }
@@ -83,9 +86,9 @@ impl Analyzer {
     }
 
     /// Takes in one record.
-    pub fn record(&mut self, r: &Record<'_, '_>) {
+    pub fn record(&mut self, r: &Record<'_>) {
         self.first_ts_ns.get_or_insert(r.first_ts_ns);
-        self.last_ts_ns = Some(r.frame.ts_ns);
+        self.last_ts_ns = Some(r.ts_ns);
         self.messages += 1;
         self.apis.record(r);
         let m = &r.msg;
@@ -93,12 +96,26 @@ impl Analyzer {
             // Undecodable: a pending request it answers stays unanswered.
             return;
         };
-        match (m.api_key, m.kind) {
-            (Some(52), Kind::Request) => self.elections.request(r, &m.tree, body),
-            (Some(52), Kind::Response) => self.elections.response(r, &m.tree, body),
-            (Some(10), Kind::Request) => self.coordinators.request(r, &m.tree, body),
-            (Some(10), Kind::Response) => self.coordinators.response(r, &m.tree, body),
-            _ => {}
+        let Some(api) = m.api_key.and_then(api_table::get) else {
+            return;
+        };
+        match (api.track, m.kind) {
+            (Track::Elections, Kind::Request) => {
+                let f = api_table::vote::request_facts(&m.tree, body);
+                self.elections.request(r, &f);
+            }
+            (Track::Elections, Kind::Response) => {
+                let f = api_table::vote::response_facts(&m.tree, body);
+                self.elections.response(r, &f);
+            }
+            (Track::Coordinators, Kind::Request) => {
+                let f = api_table::find_coordinator::request_facts(&m.tree, body);
+                self.coordinators.request(r, f);
+            }
+            (Track::Coordinators, Kind::Response) => {
+                let f = api_table::find_coordinator::response_facts(&m.tree, body);
+                self.coordinators.response(r, &f);
+            }
         }
     }
 
@@ -122,15 +139,5 @@ impl Analyzer {
 
 /// Kafka's name for an error code, or `error N`.
 pub fn error_label(code: i16) -> String {
-    crate::codec::errors::error_name(code).map_or_else(|| format!("error {code}"), str::to_string)
-}
-
-// ---- reading the value tree -------------------------------------------------
-
-fn int32(t: &Tree<'_>, parent: usize, name: &str) -> Option<i32> {
-    t.int(parent, name).and_then(|v| i32::try_from(v).ok())
-}
-
-fn int16(t: &Tree<'_>, parent: usize, name: &str) -> Option<i16> {
-    t.int(parent, name).and_then(|v| i16::try_from(v).ok())
+    crate::view::labels::error(i64::from(code))
 }

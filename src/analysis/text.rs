@@ -3,9 +3,9 @@
 use super::coordinators::{CoordinatorAnswer, Endpoint, REPEAT_ASKS, key_type_name};
 use super::elections::{Ballot, Candidacy, Epoch, Outcome, PartitionElections, Voter};
 use super::{Analysis, ApiStats, At, CoordinatorKey, error_label};
-use crate::pipeline::api_label;
 use crate::view::escape::escape;
-use crate::view::summary::latency;
+use crate::view::labels::api_label;
+use crate::view::labels::latency;
 use std::fmt::Write;
 
 /// Renders the analysis. With `terminal`, latency histograms are drawn too.
@@ -100,19 +100,19 @@ fn epoch(out: &mut String, e: &Epoch, rel: &dyn Fn(At) -> String) {
         (Outcome::Won, Some(l)) => {
             let _ = write!(out, "node {l} won");
             if let Some(m) = e.majority {
-                let _ = write!(out, ": majority at {} [{}]", rel(m), m.frame);
+                let _ = write!(out, ": majority at {} [{}]", rel(m), m.packet);
                 if let Some(d) = e.duration_ns() {
                     let _ = write!(out, ", {} after the first request", dur(d));
                 }
             }
             if let Some(r) = e.reported {
-                let _ = write!(out, "; reported as leader at {} [{}]", rel(r), r.frame);
+                let _ = write!(out, "; reported as leader at {} [{}]", rel(r), r.packet);
             }
         }
         (Outcome::NotCaptured, Some(l)) => {
             let _ = write!(out, "leader node {l}");
             if let Some(r) = e.reported {
-                let _ = write!(out, ", reported at {} [{}]", rel(r), r.frame);
+                let _ = write!(out, ", reported at {} [{}]", rel(r), r.packet);
             }
             out.push_str("; its election is not in the capture");
         }
@@ -156,7 +156,7 @@ fn candidacy(out: &mut String, c: &Candidacy, rel: &dyn Fn(At) -> String) {
 fn ballot(out: &mut String, b: &Ballot, c: &Candidacy) {
     out.push_str(&voter(b.voter));
     let Some(a) = &b.answer else {
-        let _ = write!(out, " no answer [{}→]", b.request.frame);
+        let _ = write!(out, " no answer [{}→]", b.request.packet);
         return;
     };
     out.push_str(if a.granted { " granted" } else { " denied" });
@@ -171,7 +171,7 @@ fn ballot(out: &mut String, b: &Ballot, c: &Candidacy) {
     } else if a.leader_epoch != c.replica_epoch {
         let _ = write!(out, " (epoch {})", a.leader_epoch);
     }
-    let _ = write!(out, " [{}→{}]", b.request.frame, a.at.frame);
+    let _ = write!(out, " [{}→{}]", b.request.packet, a.at.packet);
 }
 
 fn endpoint(e: &Endpoint) -> String {
@@ -232,7 +232,7 @@ fn key(out: &mut String, k: &CoordinatorKey, rel: &dyn Fn(At) -> String) {
             out,
             "  changed at {} [{}]: {} → {}",
             rel(c.at),
-            c.at.frame,
+            c.at.packet,
             endpoint(&c.from),
             endpoint(&c.to)
         );
@@ -282,7 +282,7 @@ fn answer(out: &mut String, a: &CoordinatorAnswer, rel: &dyn Fn(At) -> String) {
         out,
         "    {} [{}]  {what}  ({version} from {} to {client})",
         rel(a.at),
-        a.at.frame,
+        a.at.packet,
         a.broker
     );
 }

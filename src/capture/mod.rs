@@ -5,6 +5,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
+// The TUI's export (`w`) writes with it, as do tests and fixtures.
 pub mod writer;
 
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
@@ -66,6 +67,37 @@ pub enum CaptureError {
     /// The file to write packets to (`-w`) could not be created.
     #[error("cannot write {path}: {reason}")]
     Write { path: String, reason: String },
+}
+
+impl CaptureError {
+    /// The command line's words for this error, and a hint at the fix when there is one.
+    /// `what` names the file or interface being opened.
+    pub fn explain(&self, what: &str) -> (String, Option<String>) {
+        match self {
+            CaptureError::Permission { iface, reason } => (
+                format!("no permission to capture on {iface}: {reason}"),
+                Some("run as root, or grant the binary the capability: sudo setcap cap_net_raw,cap_net_admin=eip $(command -v kwire)".into()),
+            ),
+            CaptureError::NoSuchInterface { iface, available } => (
+                format!("there is no interface {iface:?}"),
+                Some(format!("interfaces here: {}", available.join(", "))),
+            ),
+            CaptureError::Filter { filter, reason } => (
+                format!("libpcap rejects the capture filter {filter:?}: {reason}"),
+                Some("-f takes tcpdump's filter syntax, e.g. -f 'tcp port 9092'".into()),
+            ),
+            CaptureError::Open { reason } => {
+                // libpcap often starts its message with the path already.
+                let prefix = format!("{what}: ");
+                let reason = reason.strip_prefix(&prefix).unwrap_or(reason);
+                (
+                    format!("cannot read {what}: {reason}"),
+                    Some("kwire reads pcap and pcapng files (or - for standard input)".into()),
+                )
+            }
+            other => (other.to_string(), None),
+        }
+    }
 }
 
 /// How to open a live capture.

@@ -1,6 +1,7 @@
-//! Minimal pcap and pcapng writers for tests and synthetic fixtures. The pcap
-//! crate can only write through a live libpcap handle, and fixtures need
-//! control over magic, precision and odd blocks, so these are written by hand.
+//! Minimal pcap and pcapng writers, for the TUI's export and for tests and
+//! synthetic fixtures. The pcap crate can only write through a libpcap handle
+//! (classic pcap, µs or ns, no pcapng), and fixtures need control over magic,
+//! precision and odd blocks, so these are written by hand.
 //! Everything is little-endian; readers detect byte order from the magic.
 
 use std::io::{self, Write};
@@ -82,6 +83,18 @@ impl<W: Write> PcapWriter<W> {
         self.out.write_all(cut)
     }
 
+    /// Writes one packet as it was captured: `data` is what was kept of
+    /// `origlen` bytes on the wire (TUI export keeps the original lengths).
+    pub fn write_captured(&mut self, ts_ns: i64, data: &[u8], origlen: u32) -> io::Result<()> {
+        let (sec, frac) = self.precision.split(ts_ns);
+        self.out.write_all(&sec.to_le_bytes())?;
+        self.out.write_all(&frac.to_le_bytes())?;
+        self.out.write_all(&len32(data.len())?.to_le_bytes())?;
+        self.out
+            .write_all(&origlen.max(len32(data.len())?).to_le_bytes())?;
+        self.out.write_all(data)
+    }
+
     pub fn into_inner(self) -> W {
         self.out
     }
@@ -153,22 +166,34 @@ impl<W: Write> PcapngWriter<W> {
         data: &[u8],
         caplen: usize,
     ) -> io::Result<()> {
+        let cut = data.get(..caplen).unwrap_or(data);
+        self.write_captured(iface, ts_ns, cut, len32(data.len())?)
+    }
+
+    /// Writes an enhanced packet block as captured: `data` is what was kept
+    /// of `origlen` bytes on the wire (TUI export keeps the original lengths).
+    pub fn write_captured(
+        &mut self,
+        iface: u32,
+        ts_ns: i64,
+        data: &[u8],
+        origlen: u32,
+    ) -> io::Result<()> {
         let precision =
             self.ifaces.get(iface as usize).copied().ok_or_else(|| {
                 io::Error::new(io::ErrorKind::InvalidInput, "unknown interface id")
             })?;
-        let cut = data.get(..caplen).unwrap_or(data);
         let units: u64 = match precision {
             TsPrecision::Micro => (ts_ns / 1000) as u64,
             TsPrecision::Nano => ts_ns as u64,
         };
-        let mut body = Vec::with_capacity(20 + cut.len() + 3);
+        let mut body = Vec::with_capacity(20 + data.len() + 3);
         body.extend_from_slice(&iface.to_le_bytes());
         body.extend_from_slice(&((units >> 32) as u32).to_le_bytes());
         body.extend_from_slice(&(units as u32).to_le_bytes());
-        body.extend_from_slice(&len32(cut.len())?.to_le_bytes());
         body.extend_from_slice(&len32(data.len())?.to_le_bytes());
-        body.extend_from_slice(cut);
+        body.extend_from_slice(&origlen.max(len32(data.len())?).to_le_bytes());
+        body.extend_from_slice(data);
         write_block(&mut self.out, EPB, &body)
     }
 

@@ -2,10 +2,10 @@
 //! bytes, driven by the same schemas as the walker. Used for round-trip tests
 //! and synthetic fixtures.
 
-use super::apis;
-use super::frame::Kind;
 use super::schema::{Field, FieldType, MessageSchema, Prim};
 use super::{registry, schema};
+use crate::proto::Kind;
+use crate::proto::apis;
 use serde_json::{Map, Value as Json};
 
 /// Why a value could not be encoded, with the field path.

@@ -1,28 +1,13 @@
 //! Whole frames: size prefix, header, then the body by schema or as raw bytes.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::apis::{self, ApiInfo};
 use super::decode::{Res, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker};
 use super::error::{DecodeError, ErrorKind};
 use super::schema::MessageSchema;
 use super::tree::{Prefix, Role, Tree, Value};
 use super::{registry, schema};
-
-/// Which way a message travels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kind {
-    Request,
-    Response,
-}
-
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Request => "request",
-            Kind::Response => "response",
-        }
-    }
-}
+use crate::proto::apis::{self, ApiInfo};
+use crate::proto::{Kind, peek_request_header, peek_size};
 
 /// One decoded frame: its tree and the facts the pipeline and views need.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,35 +44,6 @@ impl Message<'_> {
     pub fn api_name(&self) -> Option<&'static str> {
         self.api_key.and_then(apis::api_name)
     }
-}
-
-/// The request header's fixed start, read without decoding the rest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RequestStart {
-    pub size: i32,
-    pub api_key: i16,
-    pub api_version: i16,
-    pub correlation_id: i32,
-}
-
-/// Reads size, API key, version and correlation id from the first 12 bytes of a frame.
-pub fn peek_request_header(frame: &[u8]) -> Option<RequestStart> {
-    let b = frame.get(..12)?;
-    let i16_at = |o: usize| Some(i16::from_be_bytes([*b.get(o)?, *b.get(o + 1)?]));
-    let i32_at = |o: usize| {
-        Some(i32::from_be_bytes([
-            *b.get(o)?,
-            *b.get(o + 1)?,
-            *b.get(o + 2)?,
-            *b.get(o + 3)?,
-        ]))
-    };
-    Some(RequestStart {
-        size: i32_at(0)?,
-        api_key: i16_at(4)?,
-        api_version: i16_at(6)?,
-        correlation_id: i32_at(8)?,
-    })
 }
 
 const RAW_NO_SCHEMA: &str = "not dissected: kwire has no schema for this API";
@@ -320,7 +276,7 @@ fn finish<'a>(
             m.body = body;
             let declared = peek_request_header(frame)
                 .map(|s| s.size)
-                .or_else(|| Some(i32::from_be_bytes(frame.get(..4)?.try_into().ok()?)));
+                .or_else(|| peek_size(frame));
             let present = frame.len().saturating_sub(4) as u64;
             if let Some(d) = declared
                 .and_then(|d| u64::try_from(d).ok())

@@ -8,20 +8,17 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
-pub mod apis;
 mod decode;
-pub mod encode;
-pub mod error;
-pub mod errors;
+mod encode;
+mod error;
 mod frame;
-pub mod schema;
-pub mod tree;
+mod schema;
+mod tree;
 
+pub use crate::proto::Kind;
 pub use encode::{EncodeError, encode_request, encode_response};
 pub use error::{DecodeError, ErrorKind};
-pub use frame::{
-    Kind, Message, RequestStart, decode_request, decode_response, peek_request_header,
-};
+pub use frame::{Message, decode_request, decode_response};
 pub use schema::{MessageSchema, SchemaKind, Versions};
 pub use tree::{Node, Prefix, Role, Tree, Value};
 
@@ -107,8 +104,8 @@ mod tests {
             MessageSchema::parse(src).unwrap();
         }
         assert_eq!(registry().messages.len(), 4);
-        assert!(schema(52, Kind::Request).is_some());
-        assert!(schema(10, Kind::Response).is_some());
+        assert!(schema(crate::proto::VOTE, Kind::Request).is_some());
+        assert!(schema(crate::proto::FIND_COORDINATOR, Kind::Response).is_some());
         assert!(schema(0, Kind::Request).is_none());
     }
 

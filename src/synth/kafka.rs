@@ -3,6 +3,7 @@
 //! version are set, so every frame is what a real peer of that version sends.
 
 use crate::codec::{encode_request, encode_response};
+use crate::proto::{FIND_COORDINATOR, VOTE};
 use serde_json::{Value, json};
 
 /// A small deterministic generator (SplitMix64), so fixtures are reproducible.
@@ -65,7 +66,7 @@ pub fn vote_request(v: i16, corr: i32, client_id: &str, x: &Vote) -> Vec<u8> {
     if v >= 1 {
         body["VoterId"] = json!(x.voter);
     }
-    frame(encode_request(52, v, corr, Some(client_id), &body))
+    frame(encode_request(VOTE, v, corr, Some(client_id), &body))
 }
 
 /// A Vote response frame at `version`.
@@ -76,7 +77,7 @@ pub fn vote_response(v: i16, corr: i32, x: &Vote) -> Vec<u8> {
     if let (true, Some((host, port))) = (v >= 1, &x.leader_endpoint) {
         body["NodeEndpoints"] = json!([{"NodeId": x.leader, "Host": host, "Port": port}]);
     }
-    frame(encode_response(52, v, corr, &body))
+    frame(encode_response(VOTE, v, corr, &body))
 }
 
 /// One coordinator answer: key, node, host, port, error code, error message.
@@ -109,7 +110,7 @@ pub fn find_coordinator_request(
         body.insert("CoordinatorKeys".into(), json!(keys));
     }
     frame(encode_request(
-        10,
+        FIND_COORDINATOR,
         v,
         corr,
         Some(client_id),
@@ -143,7 +144,12 @@ pub fn find_coordinator_response(v: i16, corr: i32, answers: &[Coordinator]) -> 
             .collect();
         body.insert("Coordinators".into(), Value::Array(list));
     }
-    frame(encode_response(10, v, corr, &Value::Object(body)))
+    frame(encode_response(
+        FIND_COORDINATOR,
+        v,
+        corr,
+        &Value::Object(body),
+    ))
 }
 
 /// Synthetic bodies are built from the schemas' own fields, so encoding cannot fail.
@@ -177,7 +183,7 @@ mod tests {
         for v in 0..=2 {
             assert_eq!(decode_request(&vote_request(v, 1, "c", &x)).error, None);
             let r = vote_response(v, 1, &x);
-            assert_eq!(decode_response(&r, Some((52, v))).error, None);
+            assert_eq!(decode_response(&r, Some((VOTE, v))).error, None);
         }
         let c = Coordinator {
             key: "g".into(),

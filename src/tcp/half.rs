@@ -45,7 +45,7 @@ impl Ctx<'_> {
 }
 
 #[derive(Debug, Default)]
-pub(super) struct Half {
+pub(super) struct HalfStream {
     /// Set once the stream start is known (from a SYN or the first segment).
     init: bool,
     /// Sequence number of the SYN, if one was seen.
@@ -66,7 +66,7 @@ pub(super) struct Half {
     history: VecDeque<u8>,
 }
 
-impl Half {
+impl HalfStream {
     pub fn is_init(&self) -> bool {
         self.init
     }

@@ -5,7 +5,7 @@
 mod half;
 
 use crate::net::TcpSegment;
-use half::{Ctx, Half};
+use half::{Ctx, HalfStream};
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 
@@ -54,7 +54,7 @@ pub enum StreamEvent<'a> {
         b: SocketAddr,
         syn_seen: bool,
         /// Packet number of the packet that opened it.
-        frame: u64,
+        packet: u64,
     },
     /// In-order bytes; `stream_offset` counts delivered bytes and gaps since
     /// the stream start.
@@ -170,12 +170,12 @@ impl FlowKey {
 }
 
 #[derive(Debug)]
-struct Conn {
+struct TcpConn {
     id: ConnId,
     a: SocketAddr,
     b: SocketAddr,
-    ab: Half,
-    ba: Half,
+    ab: HalfStream,
+    ba: HalfStream,
     /// Closed connections stay as tombstones so late retransmissions and
     /// final ACKs do not open phantom connections.
     closed: bool,
@@ -184,8 +184,8 @@ struct Conn {
     tick: u64,
 }
 
-impl Conn {
-    fn halves(&mut self, dir: Dir) -> (&mut Half, &mut Half) {
+impl TcpConn {
+    fn halves(&mut self, dir: Dir) -> (&mut HalfStream, &mut HalfStream) {
         match dir {
             Dir::AtoB => (&mut self.ab, &mut self.ba),
             Dir::BtoA => (&mut self.ba, &mut self.ab),
@@ -198,7 +198,7 @@ impl Conn {
 pub struct Reassembler {
     cfg: TcpConfig,
     stats: TcpStats,
-    conns: HashMap<FlowKey, Conn>,
+    conns: HashMap<FlowKey, TcpConn>,
     /// Open connections by last use, oldest first.
     live: BTreeMap<u64, FlowKey>,
     /// Tombstones by time of closing, oldest first.
@@ -246,7 +246,7 @@ impl Reassembler {
 
     /// Feeds one segment. `frame` is the 1-based packet number, `ts_ns` the
     /// packet time; events for bytes this packet completes are emitted now.
-    pub fn push(&mut self, frame: u64, ts_ns: i64, seg: &TcpSegment<'_>, out: Out<'_>) {
+    pub fn push(&mut self, packet: u64, ts_ns: i64, seg: &TcpSegment<'_>, out: Out<'_>) {
         self.stats.segments += 1;
         if let Some(timeout) = self.cfg.idle_timeout_ns {
             self.expire_idle(ts_ns, timeout, out);
@@ -276,7 +276,7 @@ impl Reassembler {
                     self.stats.after_close += 1;
                     return;
                 }
-                self.open(key, frame, ts_ns, seg, out);
+                self.open(key, packet, ts_ns, seg, out);
             }
             Some((false, from_a, a_isn)) if pure_syn => {
                 if from_a && a_isn == Some(seg.seq) {
@@ -287,7 +287,7 @@ impl Reassembler {
                 // A new SYN with another ISN: the endpoints are being reused.
                 self.stats.reused += 1;
                 self.close(key, CloseReason::Reused, out);
-                self.open(key, frame, ts_ns, seg, out);
+                self.open(key, packet, ts_ns, seg, out);
             }
             Some((false, _, _)) => self.touch(key, ts_ns),
         }
@@ -373,7 +373,7 @@ impl Reassembler {
         self.dead.clear();
     }
 
-    fn open(&mut self, key: FlowKey, frame: u64, ts_ns: i64, seg: &TcpSegment<'_>, out: Out<'_>) {
+    fn open(&mut self, key: FlowKey, packet: u64, ts_ns: i64, seg: &TcpSegment<'_>, out: Out<'_>) {
         if self.conns.contains_key(&key) {
             // Replacing a tombstone.
             self.forget(key);
@@ -403,12 +403,12 @@ impl Reassembler {
         self.live.insert(self.tick, key);
         self.conns.insert(
             key,
-            Conn {
+            TcpConn {
                 id,
                 a,
                 b,
-                ab: Half::default(),
-                ba: Half::default(),
+                ab: HalfStream::default(),
+                ba: HalfStream::default(),
                 closed: false,
                 last_ts: ts_ns,
                 tick: self.tick,
@@ -419,7 +419,7 @@ impl Reassembler {
             a,
             b,
             syn_seen: seg.syn,
-            frame,
+            packet,
         });
     }
 
@@ -465,8 +465,8 @@ impl Reassembler {
             conn.halves(dir).0.flush(&mut ctx);
         }
         // Free buffers; keep only what identifies the tombstone.
-        conn.ab = Half::default();
-        conn.ba = Half::default();
+        conn.ab = HalfStream::default();
+        conn.ba = HalfStream::default();
         conn.closed = true;
         live.remove(&conn.tick);
         *tick += 1;

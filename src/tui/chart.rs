@@ -1,60 +1,22 @@
-//! Drawing the analysis tab: the election timeline as a chart (time across,
-//! epoch up), the elections table and the coordinator map.
+//! The analysis tab's chart: the election timeline of the selected election's
+//! partition, time across and epoch up. It has no state of its own: it follows
+//! the selection in the elections table.
 
-use super::app::App;
-use super::tab::{Tab, Table as Which};
-use super::ui::{Areas, DIM, ERROR, WARNING, fit, pane_block, selected_style};
-use crate::analysis::{At, Outcome, PartitionElections};
-use crate::view::escape::escape;
+use super::tables::{Loading, Tables, empty_note, secs};
+use super::theme::{self, DIM, ERROR, NODES, SELECTED, WON};
+use crate::analysis::{Analysis, Outcome, PartitionElections};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Color, Style};
 use ratatui::symbols::Marker;
-use ratatui::text::Line;
-use ratatui::widgets::{
-    Axis, Chart, Dataset, GraphType, LegendPosition, Paragraph, Row, Table, TableState,
-};
+use ratatui::widgets::{Axis, Chart, Dataset, GraphType, LegendPosition, Paragraph};
 
-/// Colours of candidates, by node id.
-const NODES: [Color; 6] = [
-    Color::Cyan,
-    Color::Magenta,
-    Color::Blue,
-    Color::LightYellow,
-    Color::LightCyan,
-    Color::LightMagenta,
-];
-const WON: Color = Color::LightGreen;
-const SELECTED: Color = Color::Yellow;
-
-/// Draws the analysis tab into the areas of `a`.
-pub fn draw(app: &App, f: &mut Frame<'_>, a: &Areas) {
-    debug_assert_eq!(app.tab, Tab::Analysis);
-    draw_chart(app, f, a.chart);
-    draw_elections(app, f, a.elections);
-    draw_coordinators(app, f, a.coordinators);
-}
-
-fn empty_note(app: &App, what: &str) -> Line<'static> {
-    let text = if app.done {
-        format!("no {what} traffic in this capture")
-    } else if app.live {
-        format!("waiting for {what} traffic…")
-    } else {
-        "loading…".to_string()
-    };
-    Line::styled(text, Style::new().fg(DIM))
-}
-
-/// Seconds from the capture's first packet.
-fn secs(app: &App, at: At) -> f64 {
-    (at.ts_ns - app.analysis.first_ts_ns.unwrap_or(at.ts_ns)) as f64 / 1e9
-}
-
-fn draw_chart(app: &App, f: &mut Frame<'_>, area: Rect) {
+/// Draws the chart of the partition of the election selected in `t`.
+pub fn draw(f: &mut Frame<'_>, area: Rect, t: &Tables, l: Loading) {
+    let a = &t.analysis;
     // The partition of the selected election (KRaft has one: __cluster_metadata-0).
-    let sel = app.elections.get(app.election_sel);
-    let part = sel.and_then(|r| app.analysis.elections.get(r.part));
+    let sel = t.elections.get(t.election.sel);
+    let part = sel.and_then(|r| a.elections.get(r.part));
     let title = match part {
         Some(p) => format!(
             " Elections of {}-{}: epoch over time (s) ",
@@ -62,25 +24,24 @@ fn draw_chart(app: &App, f: &mut Frame<'_>, area: Rect) {
         ),
         None => " Elections: epoch over time ".to_string(),
     };
-    let block = pane_block(title, false);
+    let block = theme::pane_block(title, false);
     let Some(p) = part else {
         let inner = block.inner(area);
         f.render_widget(block, area);
-        f.render_widget(Paragraph::new(empty_note(app, "Vote")), inner);
+        f.render_widget(Paragraph::new(empty_note(l, "Vote")), inner);
         return;
     };
-    let end = app
-        .analysis
+    let end = a
         .last_ts_ns
-        .zip(app.analysis.first_ts_ns)
+        .zip(a.first_ts_ns)
         .map_or(0.0, |(l, s)| (l - s) as f64 / 1e9)
         .max(0.001);
-    let series = Series::of(app, p, end);
+    let series = Series::of(a, p, end);
     let selected: Vec<(f64, f64)> = sel
         .and_then(|r| {
             let e = p.epochs.iter().find(|e| e.epoch == r.epoch)?;
             let at = e.began.or(e.reported)?;
-            Some(vec![(secs(app, at), f64::from(e.epoch))])
+            Some(vec![(secs(a, at), f64::from(e.epoch))])
         })
         .unwrap_or_default();
     let mut datasets = vec![
@@ -213,7 +174,7 @@ struct Series {
 }
 
 impl Series {
-    fn of(app: &App, p: &PartitionElections, end: f64) -> Series {
+    fn of(a: &Analysis, p: &PartitionElections, end: f64) -> Series {
         let mut known: Vec<(f64, f64)> = Vec::new();
         let mut candidates: Vec<(i32, Vec<(f64, f64)>)> = Vec::new();
         let mut won = Vec::new();
@@ -228,14 +189,14 @@ impl Series {
                 let Some(first) = c.ballots.iter().map(|b| b.request).min() else {
                     continue;
                 };
-                let pt = (secs(app, first), y);
+                let pt = (secs(a, first), y);
                 match candidates.iter_mut().find(|(n, _)| *n == c.candidate) {
                     Some((_, v)) => v.push(pt),
                     None => candidates.push((c.candidate, vec![pt])),
                 }
             }
             if let Some(at) = e.majority.or(e.reported).filter(|_| e.leader.is_some()) {
-                let pt = (secs(app, at), y);
+                let pt = (secs(a, at), y);
                 known.push(pt);
                 if e.outcome == Outcome::Won {
                     won.push(pt);
@@ -243,7 +204,7 @@ impl Series {
             }
             if matches!(e.outcome, Outcome::Failed | Outcome::Undecided) {
                 if let Some(at) = e.began {
-                    failed.push((secs(app, at), y));
+                    failed.push((secs(a, at), y));
                 }
             }
         }
@@ -271,203 +232,4 @@ impl Series {
             epochs: (lo, hi),
         }
     }
-}
-
-fn time_cell(app: &App, at: Option<At>) -> String {
-    at.map_or_else(|| "-".to_string(), |a| format!("{:.6}", secs(app, a)))
-}
-
-fn duration_cell(ns: Option<i64>) -> String {
-    match ns {
-        Some(ns) if ns < 1_000_000 => format!("{}µs", ns / 1000),
-        Some(ns) => format!("{:.1}ms", ns as f64 / 1e6),
-        None => "-".to_string(),
-    }
-}
-
-/// Columns wider than this are cut, with `…`.
-const MAX_COLUMN: usize = 40;
-
-/// A table with column heads and `rows` of cells, widths fitted to the content.
-fn table<'a>(heads: &[&'a str], rows: Vec<(Vec<String>, Style)>, right: &[bool]) -> Table<'a> {
-    let mut w: Vec<usize> = heads.iter().map(|h| h.chars().count()).collect();
-    for (cells, _) in &rows {
-        for (i, c) in cells.iter().enumerate() {
-            if let Some(x) = w.get_mut(i) {
-                *x = (*x).max(c.chars().count()).min(MAX_COLUMN);
-            }
-        }
-    }
-    let cell = |i: usize, s: &str| {
-        let wi = w.get(i).copied().unwrap_or(1);
-        fit(s, wi, right.get(i).copied().unwrap_or(false))
-    };
-    let head = Row::new(
-        heads
-            .iter()
-            .enumerate()
-            .map(|(i, h)| cell(i, h))
-            .collect::<Vec<_>>(),
-    )
-    .style(Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED));
-    let body: Vec<Row<'a>> = rows
-        .into_iter()
-        .map(|(cells, style)| {
-            Row::new(
-                cells
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| cell(i, c))
-                    .collect::<Vec<_>>(),
-            )
-            .style(style)
-        })
-        .collect();
-    // The last column takes what is left, so it is the one cut on a narrow terminal.
-    let n = w.len();
-    let widths: Vec<Constraint> = w
-        .iter()
-        .enumerate()
-        .map(|(i, &x)| match u16::try_from(x).unwrap_or(u16::MAX) {
-            x if i + 1 == n => Constraint::Min(x.min(8)),
-            x => Constraint::Length(x),
-        })
-        .collect();
-    Table::new(body, widths).header(head).column_spacing(1)
-}
-
-fn draw_elections(app: &App, f: &mut Frame<'_>, area: Rect) {
-    let focused = app.table == Which::Elections;
-    let title = format!(
-        " Elections: {} epochs (Enter: first message) ",
-        app.elections.len()
-    );
-    let block = pane_block(title, focused);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if app.elections.is_empty() {
-        f.render_widget(Paragraph::new(empty_note(app, "Vote")), inner);
-        return;
-    }
-    let parts = app.analysis.elections.len() > 1;
-    let mut heads = vec![
-        "Epoch",
-        "Outcome",
-        "Leader",
-        "Began",
-        "Duration",
-        "Votes +/-/?",
-        "Frame",
-    ];
-    let mut right = vec![true, false, true, true, true, false, true];
-    if parts {
-        heads.insert(0, "Partition");
-        right.insert(0, false);
-    }
-    heads.push("Candidates");
-    right.push(false);
-    let rows = app
-        .elections
-        .iter()
-        .map(|r| {
-            let mut cells = vec![
-                r.epoch.to_string(),
-                r.outcome.as_str().to_string(),
-                r.leader.map_or_else(|| "-".into(), |l| l.to_string()),
-                time_cell(app, r.began),
-                duration_cell(r.duration_ns),
-                format!("{}/{}/{}", r.ballots.0, r.ballots.1, r.ballots.2),
-                r.target
-                    .as_ref()
-                    .map_or_else(|| "-".into(), |t| t.frame.to_string()),
-            ];
-            if parts {
-                cells.insert(0, escape(&r.partition).into_owned());
-            }
-            cells.push(r.candidates.clone());
-            let style = match r.outcome {
-                Outcome::Won => Style::new().fg(WON),
-                Outcome::Failed => Style::new().fg(ERROR).add_modifier(Modifier::BOLD),
-                Outcome::Undecided => Style::new().fg(WARNING),
-                Outcome::NoVote | Outcome::NotCaptured => Style::new(),
-            };
-            (cells, style)
-        })
-        .collect();
-    let t = table(&heads, rows, &right);
-    let mut state = TableState::new()
-        .with_offset(app.election_top)
-        .with_selected(Some(app.election_sel));
-    f.render_stateful_widget(
-        t.row_highlight_style(selected_style(focused)),
-        inner,
-        &mut state,
-    );
-}
-
-fn draw_coordinators(app: &App, f: &mut Frame<'_>, area: Rect) {
-    let focused = app.table == Which::Coordinators;
-    let mut title = format!(" Coordinators: {} keys ", app.coordinators.len());
-    let a = &app.analysis;
-    if a.coordinator_answers_without_key > 0 {
-        title.push_str(&format!(
-            "({} answers without their key) ",
-            a.coordinator_answers_without_key
-        ));
-    }
-    let block = pane_block(title, focused);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    if app.coordinators.is_empty() {
-        f.render_widget(Paragraph::new(empty_note(app, "FindCoordinator")), inner);
-        return;
-    }
-    let heads = [
-        "Type",
-        "Key",
-        "Last answer",
-        "At",
-        "Changes",
-        "Asked",
-        "Answers",
-        "Errors",
-        "Frame",
-    ];
-    let right = [false, false, false, true, true, true, true, true, true];
-    let rows = app
-        .coordinators
-        .iter()
-        .map(|r| {
-            let cells = vec![
-                r.key_type.clone(),
-                escape(&r.key).into_owned(),
-                escape(&r.answer).into_owned(),
-                time_cell(app, r.when),
-                r.changes.to_string(),
-                r.requests.to_string(),
-                r.answers.to_string(),
-                r.errors.to_string(),
-                r.target
-                    .as_ref()
-                    .map_or_else(|| "-".into(), |t| t.frame.to_string()),
-            ];
-            let style = if r.answer_is_error {
-                Style::new().fg(ERROR)
-            } else if r.changes > 0 {
-                Style::new().fg(WARNING)
-            } else {
-                Style::new()
-            };
-            (cells, style)
-        })
-        .collect();
-    let t = table(&heads, rows, &right);
-    let mut state = TableState::new()
-        .with_offset(app.coordinator_top)
-        .with_selected(Some(app.coordinator_sel));
-    f.render_stateful_widget(
-        t.row_highlight_style(selected_style(focused)),
-        inner,
-        &mut state,
-    );
 }

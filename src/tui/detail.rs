@@ -3,7 +3,7 @@
 
 use super::store::Store;
 use crate::codec::{Node, Role, Value};
-use crate::pipeline::VersionSource;
+use crate::dissect::VersionSource;
 use crate::view::escape::escape;
 use crate::view::summary::{api_version, latency};
 use crate::view::tree;
@@ -14,6 +14,9 @@ use std::fmt::Write;
 pub struct Line {
     /// `name type = value` as the seed trees write it (wire strings escaped).
     pub label: String,
+    /// The value alone, for copying (`c`): numbers, strings (escaped), bytes
+    /// in hex; empty for a struct or the message itself.
+    pub value: String,
     /// The schema's description.
     pub about: String,
     pub offset: usize,
@@ -64,11 +67,11 @@ impl Detail {
         let r = *store.row(row)?;
         let bytes = store.data(row).to_vec();
         store.with_record(row, |rec| {
-            let f = rec.frame;
+            let f = rec;
             let m = &rec.msg;
             let mut title = format!(
                 "Frame {}: {} → {}, {} {} corr={}, {:.6} s, {} bytes",
-                f.frame,
+                f.packet,
                 f.src,
                 f.dst,
                 api_version(m),
@@ -83,7 +86,7 @@ impl Detail {
                     title.push_str(", version inferred");
                 }
             }
-            if let (Some(req), Some(ns)) = (f.request_frame, f.latency_ns) {
+            if let (Some(req), Some(ns)) = (f.request_packet, f.latency_ns) {
                 let _ = write!(title, ", request in frame {req}, {}", latency(ns / 1000));
             }
             let version = m.tree.root().and_then(|n| match n.value {
@@ -110,6 +113,7 @@ impl Detail {
                 tree::label(&mut label, n);
                 lines.push(Line {
                     label,
+                    value: copy_value(n),
                     about: tree::about(n, version),
                     offset: n.offset as usize,
                     len: n.len as usize,
@@ -161,4 +165,28 @@ fn alarming(n: &Node<'_>) -> bool {
     n.role == Role::Field
         && n.name.ends_with("ErrorCode")
         && matches!(n.value, Value::Int(c) if c != 0)
+}
+
+/// A field's value on its own, as `c` copies it.
+fn copy_value(n: &Node<'_>) -> String {
+    match (n.role, n.value) {
+        (Role::Message | Role::Frame | Role::Header | Role::Body, _) | (_, Value::None) => {
+            String::new()
+        }
+        (_, Value::Str(Some(s))) => escape(s).into_owned(),
+        (_, Value::Bytes(Some(b))) => {
+            let mut out = String::with_capacity(b.len() * 2);
+            for byte in b {
+                let _ = write!(out, "{byte:02x}");
+            }
+            out
+        }
+        (_, Value::Str(None) | Value::Bytes(None)) => "null".to_string(),
+        (_, Value::Int(v)) => v.to_string(),
+        _ => {
+            let mut out = String::new();
+            tree::value(&mut out, n);
+            out
+        }
+    }
 }

@@ -3,8 +3,9 @@
 
 use super::store::Batch;
 use crate::analysis::{Analysis, Analyzer};
-use crate::capture::{CaptureError, LiveOptions, LiveStats, Source};
-use crate::pipeline::{Config, Pipeline, RunStats};
+use crate::capture::{CaptureError, LiveOptions, LiveStats, Packet, Source};
+use crate::dissect::Record;
+use crate::pipeline::{self, Config, End, RunStats};
 use std::io::Read;
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -164,97 +165,115 @@ pub fn load_all(input: Input, cfg: Config) -> Vec<Update> {
     all
 }
 
-/// Runs the pipeline over the input; `tx` returns false when nobody listens any more.
-fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
-    let mut pipe = Pipeline::new(cfg);
+/// The loader's side of [`pipeline::run_with`]: rows into batches, every message into the
+/// analysis, and a batch sent whenever one is full or due.
+struct Load<'t> {
+    tx: &'t mut dyn FnMut(Update) -> bool,
     // Fed every message in capture order, as `kwire stats` does; its memory is bounded.
-    let mut analyzer = Analyzer::new();
+    analyzer: Analyzer,
     // Messages fed to the analyzer, and how many the last analysis sent covered.
-    let mut fed: u64 = 0;
-    let mut analysed: u64 = 0;
-    let mut last_analysis = Instant::now();
-    let mut batch = Batch::default();
-    let mut progress = Progress::default();
-    let mut read_bytes: u64 = if input.estimate.is_some_and(|e| !e.pcapng) {
-        24
-    } else {
-        0
-    };
-    let mut last_sent = Instant::now();
-    let mut gone = false;
-    let mut error = None;
-    let stop = input.stop.clone();
-    let estimate = input.estimate;
-    let live = input.live;
-    let mut send = |batch: &mut Batch,
-                    progress: &mut Progress,
-                    source: &mut Source,
-                    analysis: Option<Analysis>| {
-        if live {
-            progress.live = source.live_stats();
+    fed: u64,
+    analysed: u64,
+    last_analysis: Instant,
+    batch: Batch,
+    progress: Progress,
+    read_bytes: u64,
+    last_sent: Instant,
+    gone: bool,
+    stop: Arc<AtomicBool>,
+    estimate: Option<Estimate>,
+    live: bool,
+}
+
+impl Load<'_> {
+    fn send(&mut self, source: &mut Source, analysis: Option<Analysis>) -> bool {
+        if self.live {
+            self.progress.live = source.live_stats();
         }
-        let b = std::mem::take(batch);
-        tx(Update::Batch(b, *progress))
-            && analysis.is_none_or(|a| tx(Update::Analysis(Box::new(a))))
-    };
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            break;
+        let b = std::mem::take(&mut self.batch);
+        (self.tx)(Update::Batch(b, self.progress))
+            && analysis.is_none_or(|a| (self.tx)(Update::Analysis(Box::new(a))))
+    }
+}
+
+impl pipeline::Hooks for Load<'_> {
+    fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+        self.batch.push(r);
+        self.analyzer.record(r);
+        self.fed += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn poll(&mut self, source: &mut Source) -> ControlFlow<()> {
+        if self.stop.load(Ordering::Relaxed) {
+            return ControlFlow::Break(());
         }
-        let full = batch.len() >= BATCH_ROWS;
-        let due = last_sent.elapsed() >= BATCH_EVERY;
+        let full = self.batch.len() >= BATCH_ROWS;
+        let due = self.last_sent.elapsed() >= BATCH_EVERY;
         if full || due {
             // Rebuilding the analysis copies it: only now and then, and only when it changed.
-            let analysis =
-                (fed != analysed && last_analysis.elapsed() >= ANALYSIS_EVERY).then(|| {
-                    analysed = fed;
-                    last_analysis = Instant::now();
-                    analyzer.analysis()
+            let analysis = (self.fed != self.analysed
+                && self.last_analysis.elapsed() >= ANALYSIS_EVERY)
+                .then(|| {
+                    self.analysed = self.fed;
+                    self.last_analysis = Instant::now();
+                    self.analyzer.analysis()
                 });
-            if !send(&mut batch, &mut progress, &mut input.source, analysis) {
-                gone = true;
-                break;
+            if !self.send(source, analysis) {
+                self.gone = true;
+                return ControlFlow::Break(());
             }
-            last_sent = Instant::now();
+            self.last_sent = Instant::now();
         }
-        match input.source.next_packet() {
-            None => break,
-            Some(Ok(p)) => {
-                progress.packets += 1;
-                if let Some(e) = estimate {
-                    read_bytes += e.record(p.caplen);
-                    progress.fraction = Some((read_bytes as f64 / e.size as f64).min(0.99));
-                }
-                pipe.packet(progress.packets, &p, &mut |r| {
-                    batch.push(r);
-                    analyzer.record(r);
-                    fed += 1;
-                    ControlFlow::Continue(())
-                });
-            }
-            Some(Err(CaptureError::Idle)) => {}
-            Some(Err(e)) => {
-                error = Some(e.to_string());
-                break;
-            }
+        ControlFlow::Continue(())
+    }
+
+    fn packet(&mut self, number: u64, p: &Packet<'_>) {
+        self.progress.packets = number;
+        if let Some(e) = self.estimate {
+            self.read_bytes += e.record(p.caplen);
+            self.progress.fraction = Some((self.read_bytes as f64 / e.size as f64).min(0.99));
         }
     }
-    // Nobody listens, or the user quit: flushing the connections would be wasted work.
-    if gone || stop.load(Ordering::Relaxed) {
+}
+
+/// Runs the pipeline over the input; `tx` returns false when nobody listens any more.
+fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
+    let mut load = Load {
+        tx,
+        analyzer: Analyzer::new(),
+        fed: 0,
+        analysed: 0,
+        last_analysis: Instant::now(),
+        batch: Batch::default(),
+        progress: Progress::default(),
+        read_bytes: if input.estimate.is_some_and(|e| !e.pcapng) {
+            24
+        } else {
+            0
+        },
+        last_sent: Instant::now(),
+        gone: false,
+        stop: input.stop.clone(),
+        estimate: input.estimate,
+        live: input.live,
+    };
+    let (stats, end) = pipeline::run_with(&mut input.source, cfg, &mut load);
+    // Nobody listens, or the user quit: nothing more to send.
+    if load.gone || load.stop.load(Ordering::Relaxed) {
         return;
     }
-    let stats = pipe.finish(&mut |r| {
-        batch.push(r);
-        analyzer.record(r);
-        ControlFlow::Continue(())
-    });
-    if estimate.is_some() && error.is_none() {
-        progress.fraction = Some(1.0);
+    let error = match end {
+        End::Complete => None,
+        End::Damaged(e) => Some(e.to_string()),
+    };
+    if load.estimate.is_some() && error.is_none() {
+        load.progress.fraction = Some(1.0);
     }
-    let analysis = analyzer.analysis();
-    if send(&mut batch, &mut progress, &mut input.source, Some(analysis)) {
-        tx(Update::Done {
-            progress,
+    let analysis = load.analyzer.analysis();
+    if load.send(&mut input.source, Some(analysis)) {
+        (load.tx)(Update::Done {
+            progress: load.progress,
             stats: Box::new(stats),
             error,
         });

@@ -2,21 +2,35 @@
 //! the manner of Wireshark and termshark.
 //!
 //! A loader thread runs the pipeline and sends compact rows ([`store`]); the
-//! [`app::App`] holds the state and handles keys; [`ui::draw`] renders it.
-//! The tree and hex of the selected message are decoded on demand.
+//! [`app::App`] holds the state and routes keys; [`ui::draw`] renders it.
+//! The tree and hex of the selected message are decoded on demand ([`detail`]).
+//!
+//! Each pane has a module with its state, what its keys mean, and how it is
+//! drawn: [`list`], [`tree`], [`hex`], and the analysis tab's [`tables`] and
+//! chart. Imports go one way: `ui` → `app` → the panes → [`scroll`],
+//! [`layout`] and the theme.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 pub mod app;
 mod chart;
+pub mod clipboard;
 pub mod detail;
+pub mod export;
+pub mod hex;
+pub mod layout;
+pub mod list;
 pub mod loader;
+mod order;
+pub mod scroll;
 pub mod store;
-pub mod tab;
+pub mod tables;
+mod theme;
+pub mod tree;
 pub mod ui;
 
-pub use app::{App, Pane};
+pub use app::{App, Pane, Tab};
 pub use loader::{Input, Loader, Update, load_all};
-pub use tab::{Tab, Table};
+pub use tables::Table;
 
 use crate::pipeline::Config;
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind};
@@ -27,10 +41,10 @@ use crossterm::terminal::{
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
-use std::io;
-use std::sync::Once;
+use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::TryRecvError;
+use std::sync::{Arc, Once};
 use std::time::{Duration, Instant};
 
 /// Whether the terminal is in the TUI's modes and needs restoring.
@@ -50,29 +64,35 @@ pub fn restore_terminal() {
     }
 }
 
-/// Restores the terminal when dropped, however the TUI ends.
-struct Guard;
+/// The terminal in the TUI's modes: raw, on the alternate screen, with mouse
+/// capture. Dropping it restores the terminal, and so does a panic meanwhile,
+/// before the panic message is printed.
+pub struct TerminalGuard {
+    _private: (),
+}
 
-impl Drop for Guard {
-    fn drop(&mut self) {
-        restore_terminal();
+impl TerminalGuard {
+    pub fn enter() -> io::Result<TerminalGuard> {
+        HOOK.call_once(|| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                // Restore first, so the panic message lands on a sane terminal.
+                restore_terminal();
+                previous(info);
+            }));
+        });
+        enable_raw_mode()?;
+        ACTIVE.store(true, Ordering::SeqCst);
+        let guard = TerminalGuard { _private: () };
+        execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+        Ok(guard)
     }
 }
 
-fn enter() -> io::Result<Guard> {
-    HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            // Restore first, so the panic message lands on a sane terminal.
-            restore_terminal();
-            previous(info);
-        }));
-    });
-    enable_raw_mode()?;
-    ACTIVE.store(true, Ordering::SeqCst);
-    let guard = Guard;
-    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
-    Ok(guard)
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
 }
 
 /// What the TUI shows and how.
@@ -88,8 +108,13 @@ pub fn run(input: Input, opts: Options) -> io::Result<()> {
     if let Some(f) = &opts.filter {
         app.apply_filter(f).map_err(io::Error::other)?;
     }
+    // `w` reads a capture file again; a live capture or standard input cannot be.
+    let path = std::path::PathBuf::from(&input.label);
+    if !input.live && input.label != "standard input" && path.is_file() {
+        app.set_reopen(Arc::new(move || crate::capture::Source::open_file(&path)));
+    }
     let loader = Loader::spawn(input, opts.config)?;
-    let guard = enter()?;
+    let guard = TerminalGuard::enter()?;
     let result = event_loop(&mut app, &loader);
     loader.stop();
     drop(guard);
@@ -102,7 +127,6 @@ fn event_loop(app: &mut App, loader: &Loader) -> io::Result<()> {
     app.resize(Rect::new(0, 0, size.width, size.height));
     let mut dirty = true;
     let mut last_draw = Instant::now() - Duration::from_secs(1);
-    let panic_test = std::env::var_os("KWIRE_TUI_PANIC_TEST").is_some();
     loop {
         // Take what the loader has, but never for so long that keys wait.
         let start = Instant::now();
@@ -113,7 +137,7 @@ fn event_loop(app: &mut App, loader: &Loader) -> io::Result<()> {
                     dirty = true;
                 }
                 Err(TryRecvError::Empty) => break,
-                Err(TryRecvError::Disconnected) if app.done => break,
+                Err(TryRecvError::Disconnected) if app.done() => break,
                 // The loader died without saying it was done: it panicked.
                 Err(TryRecvError::Disconnected) => {
                     return Err(io::Error::other("the capture loader stopped unexpectedly"));
@@ -123,18 +147,16 @@ fn event_loop(app: &mut App, loader: &Loader) -> io::Result<()> {
         if app.scan_filter(Duration::from_millis(15)) {
             dirty = true;
         }
+        if app.poll_jobs() {
+            dirty = true;
+        }
         // While loading, redraw at most 20 times a second; input redraws at once.
         if dirty && last_draw.elapsed() >= Duration::from_millis(50) {
             term.draw(|f| ui::draw(app, f))?;
             last_draw = Instant::now();
             dirty = false;
-            if panic_test && !app.store.is_empty() {
-                panic!(
-                    "KWIRE_TUI_PANIC_TEST: a deliberate panic to check the terminal is restored"
-                );
-            }
         }
-        let busy = dirty || app.view.unscanned(&app.store) > 0;
+        let busy = dirty || app.view().unscanned(app.store()) > 0;
         let wait = if busy {
             Duration::from_millis(10)
         } else {
@@ -149,16 +171,21 @@ fn event_loop(app: &mut App, loader: &Loader) -> io::Result<()> {
                     Event::Resize(w, h) => app.resize(Rect::new(0, 0, w, h)),
                     _ => {}
                 }
-                if app.quit || !event::poll(Duration::ZERO)? {
+                if app.quit() || !event::poll(Duration::ZERO)? {
                     break;
                 }
             }
-            if app.quit {
+            if app.quit() {
                 return Ok(());
             }
             term.draw(|f| ui::draw(app, f))?;
             last_draw = Instant::now();
             dirty = false;
+            if let Some(text) = app.take_clipboard() {
+                let mut out = io::stdout();
+                out.write_all(clipboard::osc52(&text).as_bytes())?;
+                out.flush()?;
+            }
         }
     }
 }

@@ -1,14 +1,14 @@
-//! The message index: one fixed-size [`Row`] per message, the frames' bytes
+//! The message index: one fixed-size [`Row`] per message, the messages' bytes
 //! appended once to a shared arena, and endpoints interned per connection.
 //!
 //! Nothing derived (summary text, tree, hex) is kept: it is rebuilt from the
 //! stored bytes on demand, for the rows on screen and the selection only.
 
+use super::order::{self, Order};
 use crate::codec::{self, Kind};
-use crate::kafka::KafkaFrame;
-use crate::pipeline::{Record, VersionSource};
+use crate::dissect::{Record, VersionSource};
+use crate::select;
 use crate::tcp::ConnId;
-use crate::view::filter;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 
@@ -40,10 +40,10 @@ const VS_MASK: u16 = 0b11 << VS_SHIFT;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Row {
     /// Packet that completed the message (several messages may share one).
-    pub frame: u64,
+    pub packet: u64,
     pub ts_ns: i64,
     /// Packet of the paired request; 0 when none.
-    request_frame: u64,
+    request_packet: u64,
     /// `i64::MIN` when unknown.
     latency_ns: i64,
     pub wire_size: u64,
@@ -78,8 +78,8 @@ impl Row {
     pub fn correlation_id(&self) -> Option<i32> {
         (self.flags & HAS_CORR != 0).then_some(self.corr)
     }
-    pub fn request_frame(&self) -> Option<u64> {
-        (self.request_frame != 0).then_some(self.request_frame)
+    pub fn request_packet(&self) -> Option<u64> {
+        (self.request_packet != 0).then_some(self.request_packet)
     }
     pub fn latency_ns(&self) -> Option<i64> {
         (self.latency_ns != i64::MIN).then_some(self.latency_ns)
@@ -106,6 +106,10 @@ impl Row {
     /// The paired request's or response's row.
     pub fn pair(&self) -> Option<usize> {
         (self.pair != NONE).then_some(self.pair as usize)
+    }
+    /// The store's index of the row's TCP connection.
+    pub fn conn(&self) -> u32 {
+        self.conn
     }
 }
 
@@ -138,8 +142,8 @@ impl Batch {
     }
 
     /// Adds a record's compact facts and (capped) bytes.
-    pub fn push(&mut self, r: &Record<'_, '_>) {
-        let f = r.frame;
+    pub fn push(&mut self, r: &Record<'_>) {
+        let f = r;
         let m = &r.msg;
         self.first_ts_ns.get_or_insert(r.first_ts_ns);
         let keep = f.data.get(..MAX_STORED).unwrap_or(f.data);
@@ -153,7 +157,7 @@ impl Batch {
         set(m.api_key.is_some(), HAS_KEY);
         set(m.api_version.is_some(), HAS_VERSION);
         set(m.correlation_id.is_some(), HAS_CORR);
-        set(filter::has_error(r), ERROR);
+        set(select::has_error(r), ERROR);
         set(!f.warnings.is_empty() || !m.warnings.is_empty(), WARN);
         set(f.cut, CUT);
         set(keep.len() < f.data.len(), CAPPED);
@@ -166,9 +170,9 @@ impl Batch {
         };
         flags |= vs << VS_SHIFT;
         let row = Row {
-            frame: f.frame,
+            packet: f.packet,
             ts_ns: f.ts_ns,
-            request_frame: f.request_frame.unwrap_or(0),
+            request_packet: f.request_packet.unwrap_or(0),
             latency_ns: f.latency_ns.unwrap_or(i64::MIN),
             wire_size: f.wire_size,
             data_at: self.bytes.len() as u64,
@@ -192,7 +196,8 @@ impl Batch {
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Conn {
+/// A connection and its two endpoints, interned once (the tcp and kafka layers have their own `Conn`).
+struct Ends {
     id: ConnId,
     a: SocketAddr,
     b: SocketAddr,
@@ -203,13 +208,15 @@ struct Conn {
 pub struct Store {
     rows: Vec<Row>,
     arena: Vec<u8>,
-    conns: Vec<Conn>,
+    conns: Vec<Ends>,
     conn_ids: HashMap<ConnId, u32>,
     /// Requests awaiting their response: (connection, correlation id) → row.
     pending: HashMap<(u32, i32), u32>,
     /// Framing warnings, for the few rows that have them.
     frame_warnings: HashMap<u32, Vec<String>>,
     first_ts_ns: Option<i64>,
+    /// Rows by packet number, as the list shows them (rows stay in arrival order).
+    order: Order,
 }
 
 impl Store {
@@ -233,8 +240,9 @@ impl Store {
     /// Bytes held: rows, arena and tables (for the status bar and measurements).
     pub fn memory(&self) -> usize {
         self.rows.capacity() * std::mem::size_of::<Row>()
+            + self.order.memory()
             + self.arena.capacity()
-            + self.conns.capacity() * std::mem::size_of::<Conn>()
+            + self.conns.capacity() * std::mem::size_of::<Ends>()
     }
 
     /// Appends a batch: bytes into the arena, endpoints interned, responses paired.
@@ -245,9 +253,26 @@ impl Store {
         let base = self.arena.len() as u64;
         self.arena.extend_from_slice(&batch.bytes);
         self.rows.reserve(batch.rows.len());
+        let from = self.rows.len();
         for n in batch.rows {
             self.push(n, base);
         }
+        self.order.add(&self.rows, from);
+    }
+
+    /// The row shown at position `pos` of the list, in packet order.
+    pub fn by_frame(&self, pos: usize) -> Option<usize> {
+        self.order.get(pos)
+    }
+
+    /// Where row `row` comes in packet order.
+    pub fn frame_position(&self, row: usize) -> Option<usize> {
+        self.order.position(&self.rows, row)
+    }
+
+    /// What the list sorts by: the packet number, then arrival.
+    pub fn sort_key(&self, row: usize) -> (u64, usize) {
+        order::key(&self.rows, row)
     }
 
     fn push(&mut self, n: NewRow, base: u64) {
@@ -264,10 +289,10 @@ impl Store {
                 Kind::Request => {
                     self.pending.insert((conn, corr), at);
                 }
-                Kind::Response if row.request_frame != 0 => {
+                Kind::Response if row.request_packet != 0 => {
                     if let Some(req) = self.pending.remove(&(conn, corr)) {
                         if let Some(r) = self.rows.get_mut(req as usize) {
-                            if r.frame == row.request_frame {
+                            if r.packet == row.request_packet {
                                 r.pair = at;
                                 row.pair = req;
                             }
@@ -295,7 +320,7 @@ impl Store {
             }
         }
         let c = self.conns.len() as u32;
-        self.conns.push(Conn { id, a: src, b: dst });
+        self.conns.push(Ends { id, a: src, b: dst });
         self.conn_ids.insert(id, c);
         (c, true)
     }
@@ -321,48 +346,44 @@ impl Store {
             .unwrap_or(&[])
     }
 
-    /// The frame of row `i` as the pipeline delivered it (bytes possibly capped).
-    pub fn frame(&self, i: usize) -> Option<KafkaFrame<'_>> {
+    /// The framing warnings of row `i`, kept in a sparse side table.
+    fn warnings(&self, i: usize, r: &Row) -> Vec<String> {
+        if r.flags & FRAME_WARNINGS == 0 {
+            return Vec::new();
+        }
+        self.frame_warnings
+            .get(&(i as u32))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Decodes row `i` again from its stored bytes and hands the record to `f`.
+    pub fn with_record<T>(&self, i: usize, f: impl FnOnce(&Record<'_>) -> T) -> Option<T> {
         let r = self.rows.get(i)?;
         let (src, dst) = self.endpoints(r)?;
         let conn = self.conns.get(r.conn as usize)?.id;
-        Some(KafkaFrame {
-            conn,
-            frame: r.frame,
+        let data = self.data(i);
+        // The version source is the one the pipeline found: no second inference.
+        let msg = match r.kind() {
+            Kind::Request => codec::decode_request(data),
+            Kind::Response => codec::decode_response(data, r.api()),
+        };
+        let rec = Record {
+            packet: r.packet,
             ts_ns: r.ts_ns,
+            first_ts_ns: self.first_ts_ns(),
+            conn,
             src,
             dst,
-            kind: r.kind(),
-            data: self.data(i),
+            data,
             wire_size: r.wire_size,
             cut: r.flags & (CUT | CAPPED) != 0,
             api: r.api(),
-            request_frame: r.request_frame(),
+            request_packet: r.request_packet(),
             latency_ns: r.latency_ns(),
-            warnings: if r.flags & FRAME_WARNINGS != 0 {
-                self.frame_warnings
-                    .get(&(i as u32))
-                    .cloned()
-                    .unwrap_or_default()
-            } else {
-                Vec::new()
-            },
-        })
-    }
-
-    /// Decodes row `i` again and hands the record to `f`.
-    pub fn with_record<T>(&self, i: usize, f: impl FnOnce(&Record<'_, '_>) -> T) -> Option<T> {
-        let r = self.rows.get(i)?;
-        let frame = self.frame(i)?;
-        let msg = match r.kind() {
-            Kind::Request => codec::decode_request(frame.data),
-            Kind::Response => codec::decode_response(frame.data, r.api()),
-        };
-        let rec = Record {
-            frame: &frame,
+            warnings: self.warnings(i, r),
             msg,
             version_source: r.version_source(),
-            first_ts_ns: self.first_ts_ns(),
         };
         Some(f(&rec))
     }

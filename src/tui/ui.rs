@@ -1,525 +1,89 @@
-//! Rendering: `draw` turns an [`App`] into a frame. It reads the state and
-//! never changes it; only the rows on screen are decoded, for their summaries.
+//! Rendering: `draw` turns an [`App`] into a frame. Each pane's module draws
+//! the state it owns; this one lays them out and draws the status bar and
+//! the help. It reads the state and never changes it.
 
-use super::app::{App, Pane, TreeItem};
-use super::detail::Note;
-use super::tab::Tab;
-use crate::codec::Kind;
-use crate::pipeline::Record;
+pub use super::hex::HexGeom;
+
+use super::app::{App, Pane, Tab};
+use super::layout::areas;
+use super::theme::{BAR, DIM, ERROR, KEY, WARNING};
+use super::{chart, hex, list, tables, tree};
 use crate::view::escape::escape;
-use crate::view::summary::{self, addr, api_version, latency};
+use crate::view::summary::addr;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
-
-/// Where each pane sits. Panes have a top border with their title.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Areas {
-    pub list: Rect,
-    pub tree: Rect,
-    pub hex: Rect,
-    pub status: Rect,
-    /// The analysis tab: the election chart, the elections table and the coordinator table.
-    pub chart: Rect,
-    pub elections: Rect,
-    pub coordinators: Rect,
-}
-
-impl Areas {
-    /// Message rows that fit under the list's title and column heads.
-    pub fn list_rows(&self) -> usize {
-        usize::from(self.list.height.saturating_sub(2))
-    }
-    pub fn tree_rows(&self) -> usize {
-        usize::from(self.tree.height.saturating_sub(1))
-    }
-    pub fn hex_rows(&self) -> usize {
-        usize::from(self.hex.height.saturating_sub(1))
-    }
-    /// Table rows that fit under a table's title and column heads.
-    pub fn election_rows(&self) -> usize {
-        usize::from(self.elections.height.saturating_sub(2))
-    }
-    pub fn coordinator_rows(&self) -> usize {
-        usize::from(self.coordinators.height.saturating_sub(2))
-    }
-}
-
-/// The layout for a terminal of this size: list, tree and hex stacked, status at the bottom.
-pub fn areas(full: Rect) -> Areas {
-    let [main, status] = Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(full);
-    let [list, tree, hex] = Layout::vertical([
-        Constraint::Percentage(40),
-        Constraint::Percentage(35),
-        Constraint::Fill(1),
-    ])
-    .areas(main);
-    let [chart, elections, coordinators] = Layout::vertical([
-        Constraint::Percentage(45),
-        Constraint::Percentage(30),
-        Constraint::Fill(1),
-    ])
-    .areas(main);
-    Areas {
-        list,
-        tree,
-        hex,
-        status,
-        chart,
-        elections,
-        coordinators,
-    }
-}
-
-/// The hex pane's columns: `OFFSET  xx xx … xx  xx … xx  ASCII`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HexGeom {
-    pub per_row: usize,
-    pub off_w: usize,
-}
-
-impl HexGeom {
-    pub fn new(width: u16, len: usize) -> HexGeom {
-        let digits = format!("{:x}", len.saturating_sub(1)).len();
-        let off_w = digits.max(4);
-        let per_row = if usize::from(width) >= off_w + 2 + 16 * 3 + 1 + 1 + 16 {
-            16
-        } else {
-            8
-        };
-        HexGeom { per_row, off_w }
-    }
-
-    fn gap(&self, j: usize) -> usize {
-        usize::from(self.per_row > 8 && j >= 8)
-    }
-
-    /// Column of byte `j`'s first hex digit.
-    pub fn byte_col(&self, j: usize) -> usize {
-        self.off_w + 2 + j * 3 + self.gap(j)
-    }
-
-    /// Column of byte `j`'s ASCII character.
-    pub fn ascii_col(&self, j: usize) -> usize {
-        self.off_w + 2 + self.per_row * 3 + usize::from(self.per_row > 8) + 1 + j
-    }
-
-    /// Which byte of a row column `x` shows, in the hex or the ASCII part.
-    pub fn byte_at(&self, x: u16) -> Option<usize> {
-        let x = usize::from(x);
-        (0..self.per_row).find(|&j| {
-            let c = self.byte_col(j);
-            (c..c + 2).contains(&x) || self.ascii_col(j) == x
-        })
-    }
-}
-
-const REQUEST: Color = Color::Cyan;
-const RESPONSE: Color = Color::Green;
-pub(super) const ERROR: Color = Color::LightRed;
-pub(super) const WARNING: Color = Color::Yellow;
-pub(super) const DIM: Color = Color::DarkGray;
-const FIELD_BYTES: Style = Style::new().fg(Color::White).bg(Color::Blue);
+use ratatui::widgets::{Block, Clear, Paragraph};
 
 /// Draws the whole screen.
 pub fn draw(app: &App, f: &mut Frame<'_>) {
     let a = areas(f.area());
-    match app.tab {
+    match app.tab() {
         Tab::Messages => {
-            draw_list(app, f, a.list);
-            draw_tree(app, f, a.tree);
-            draw_hex(app, f, a.hex);
+            let focus = app.focus();
+            let props = list::Props {
+                focused: focus == Pane::List,
+                rows: app.areas().list_rows(),
+                done: app.done(),
+                live: app.live(),
+                stream: app
+                    .stream()
+                    .map(|(a, b)| format!("{} ↔ {}", addr(&a), addr(&b))),
+            };
+            list::draw(f, a.list, app.list(), app.store(), &props);
+            tree::draw(f, a.tree, app.detail(), app.tree(), focus == Pane::Tree);
+            hex::draw(
+                f,
+                a.hex,
+                app.detail(),
+                app.hex(),
+                app.field(),
+                focus == Pane::Hex,
+            );
         }
-        Tab::Analysis => super::chart::draw(app, f, &a),
+        Tab::Analysis => {
+            let t = app.tables();
+            chart::draw(f, a.chart, t, app.loading());
+            tables::draw_elections(f, a.elections, t, app.loading());
+            tables::draw_coordinators(f, a.coordinators, t, app.loading());
+        }
     }
     draw_status(app, f, a.status);
-    if app.help {
+    if app.help() {
         draw_help(f, f.area());
     }
 }
 
-pub(super) fn pane_block(title: String, focused: bool) -> Block<'static> {
-    let style = if focused {
-        Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD)
-    } else {
-        Style::new().fg(DIM)
-    };
-    Block::new()
-        .borders(Borders::TOP)
-        .border_style(style)
-        .title(Span::styled(title, style))
-}
-
-pub(super) fn selected_style(focused: bool) -> Style {
-    if focused {
-        Style::new().add_modifier(Modifier::REVERSED)
-    } else {
-        Style::new().bg(Color::DarkGray)
-    }
-}
-
-/// The summary column: what the summary line says after the fixed facts.
-pub fn info(r: &Record<'_, '_>) -> String {
-    let full = summary::line(r);
-    let f = r.frame;
-    let m = &r.msg;
-    let rel = (f.ts_ns - r.first_ts_ns) as f64 / 1e9;
-    // The summary line starts with the facts the other columns show; drop them.
-    let head = format!(
-        "{:>5}  {rel:.6}  {} → {}  {} {:<8} corr={}",
-        f.frame,
-        addr(&f.src),
-        addr(&f.dst),
-        api_version(m),
-        m.kind.as_str(),
-        m.correlation_id
-            .map_or_else(|| "?".into(), |c| c.to_string()),
-    );
-    let Some(rest) = full.strip_prefix(&head) else {
-        return full;
-    };
-    let mut rest = rest.to_string();
-    if let Some(ns) = f.latency_ns {
-        let lat = format!("  {}", latency(ns / 1000));
-        if let Some(at) = rest.find(&lat) {
-            rest.replace_range(at..at + lat.len(), "");
-        }
-    }
-    rest.trim_start().to_string()
-}
-
-struct Cells {
-    no: String,
-    time: String,
-    ends: String,
-    api: String,
-    kind: &'static str,
-    corr: String,
-    lat: String,
-    info: String,
-    style: Style,
-}
-
-fn cells(app: &App, row: usize) -> Option<Cells> {
-    let r = app.store.row(row)?;
-    let (src, dst) = app.store.endpoints(r)?;
-    let rel = (r.ts_ns - app.store.first_ts_ns()) as f64 / 1e9;
-    let api = match (r.api_key(), r.api_version()) {
-        (Some(k), Some(v)) => format!("{} v{v}", crate::pipeline::api_label(k)),
-        (Some(k), None) => crate::pipeline::api_label(k),
-        _ => "?".to_string(),
-    };
-    let style = if r.is_error() {
-        Style::new().fg(ERROR).add_modifier(Modifier::BOLD)
-    } else if r.has_warnings() {
-        Style::new().fg(WARNING)
-    } else {
-        match r.kind() {
-            Kind::Request => Style::new().fg(REQUEST),
-            Kind::Response => Style::new().fg(RESPONSE),
-        }
-    };
-    Some(Cells {
-        no: r.frame.to_string(),
-        time: format!("{rel:.6}"),
-        ends: format!("{} → {}", addr(&src), addr(&dst)),
-        api,
-        kind: r.kind().as_str(),
-        corr: r
-            .correlation_id()
-            .map_or_else(|| "?".into(), |c| c.to_string()),
-        lat: r
-            .latency_ns()
-            .map_or_else(String::new, |ns| latency(ns / 1000)),
-        info: app.store.with_record(row, info).unwrap_or_default(),
-        style,
-    })
-}
-
-/// Fits `s` into `w` columns, padded; `right` aligns to the right.
-pub(super) fn fit(s: &str, w: usize, right: bool) -> String {
-    let n = s.chars().count();
-    if n > w {
-        let mut t: String = s.chars().take(w.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    } else if right {
-        format!("{s:>w$}")
-    } else {
-        format!("{s:<w$}")
-    }
-}
-
-fn draw_list(app: &App, f: &mut Frame<'_>, area: Rect) {
-    let focused = app.focus == Pane::List;
-    let mut title = " Messages ".to_string();
-    if app.follow {
-        title.push_str("[follow] ");
-    }
-    let block = pane_block(title, focused);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    let h = app
-        .areas
-        .list_rows()
-        .min(usize::from(inner.height.saturating_sub(1)));
-    let rows: Vec<Cells> = (app.top..app.top + h)
-        .filter_map(|pos| app.view.row_at(&app.store, pos))
-        .filter_map(|row| cells(app, row))
-        .collect();
-    let width = |get: &dyn Fn(&Cells) -> usize, head: &str| {
-        rows.iter()
-            .map(get)
-            .max()
-            .unwrap_or(0)
-            .max(head.chars().count())
-    };
-    let no_w = width(&|c| c.no.len(), "No.");
-    let time_w = width(&|c| c.time.len(), "Time");
-    let ends_w = width(&|c| c.ends.chars().count(), "Source → Destination");
-    let api_w = width(&|c| c.api.len(), "API");
-    let kind_w = width(&|c| c.kind.len(), "Kind");
-    let corr_w = width(&|c| c.corr.len(), "Corr");
-    let lat_w = width(&|c| c.lat.chars().count(), "Latency");
-    // Columns that go first when the terminal is narrow: endpoints, then time, then latency.
-    const INFO_MIN: usize = 20;
-    let total = usize::from(inner.width);
-    let mut used = no_w + 1 + api_w + 1 + kind_w + 1 + corr_w + 1;
-    let mut keep = |w: usize| {
-        if used + w + 1 + INFO_MIN <= total {
-            used += w + 1;
-            true
-        } else {
-            false
-        }
-    };
-    let show_lat = keep(lat_w);
-    let show_time = keep(time_w);
-    let show_ends = keep(ends_w);
-    let line = |[no, time, ends, api, kind, corr, lat, info]: [&str; 8]| -> Vec<String> {
-        let mut v = vec![fit(no, no_w, true)];
-        if show_time {
-            v.push(fit(time, time_w, true));
-        }
-        if show_ends {
-            v.push(fit(ends, ends_w, false));
-        }
-        v.push(fit(api, api_w, false));
-        v.push(fit(kind, kind_w, false));
-        v.push(fit(corr, corr_w, true));
-        if show_lat {
-            v.push(fit(lat, lat_w, true));
-        }
-        v.push(info.to_string());
-        v
-    };
-    let mut lines = vec![Line::styled(
-        line([
-            "No.",
-            "Time",
-            "Source → Destination",
-            "API",
-            "Kind",
-            "Corr",
-            "Latency",
-            "Info",
-        ])
-        .join(" "),
-        Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
-    )];
-    let sel_row = app.selected_row();
-    for (k, c) in rows.iter().enumerate() {
-        let text = line([
-            &c.no, &c.time, &c.ends, &c.api, c.kind, &c.corr, &c.lat, &c.info,
-        ])
-        .join(" ");
-        let pos = app.top + k;
-        let mut style = c.style;
-        if pos == app.sel && sel_row.is_some() {
-            style = style.patch(selected_style(focused));
-        }
-        let pad = usize::from(inner.width).saturating_sub(text.chars().count());
-        lines.push(Line::styled(format!("{text}{}", " ".repeat(pad)), style));
-    }
-    if rows.is_empty() {
-        let why = if !app.view.filter().is_empty() && !app.store.is_empty() {
-            if app.view.unscanned(&app.store) > 0 {
-                "filtering…"
-            } else {
-                "no message matches the filter"
-            }
-        } else if app.done {
-            "no Kafka messages in this capture"
-        } else if app.live {
-            "waiting for Kafka traffic…"
-        } else {
-            "loading…"
-        };
-        lines.push(Line::styled(why, Style::new().fg(DIM)));
-    }
-    f.render_widget(Paragraph::new(lines), inner);
-}
-
-fn draw_tree(app: &App, f: &mut Frame<'_>, area: Rect) {
-    let focused = app.focus == Pane::Tree;
-    let title = match &app.detail {
-        Some(d) => format!(" {} ", d.title),
-        None => " Detail ".to_string(),
-    };
-    let block = pane_block(title, focused);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    let Some(d) = &app.detail else { return };
-    let items = app.tree_items();
-    let mut lines = Vec::new();
-    for item in items
-        .iter()
-        .skip(app.tree_top)
-        .take(usize::from(inner.height))
-    {
-        match *item {
-            TreeItem::Line(i) => {
-                let Some(l) = d.lines.get(i) else { continue };
-                let marker = match (l.has_children(i), app.is_collapsed(i)) {
-                    (false, _) => "  ",
-                    (true, true) => "▸ ",
-                    (true, false) => "▾ ",
-                };
-                let text = format!(
-                    "{}{marker}{} [0x{:04x}, {}B]",
-                    "  ".repeat(l.depth),
-                    l.label,
-                    l.offset,
-                    l.len
-                );
-                let mut style = if l.alarming {
-                    Style::new().fg(ERROR).add_modifier(Modifier::BOLD)
-                } else if l.depth <= 1 {
-                    Style::new().add_modifier(Modifier::BOLD)
-                } else {
-                    Style::new()
-                };
-                let selected = i == app.tree_sel;
-                if selected {
-                    style = style.patch(selected_style(focused));
-                }
-                let about = Style::new().fg(Color::Gray).add_modifier(Modifier::ITALIC);
-                let width = text.chars().count() + 2 + l.about.chars().count();
-                if selected && !l.about.is_empty() && width > usize::from(inner.width) {
-                    // Too long for one row: the description goes on the row below, under the label.
-                    lines.push(Line::styled(text, style));
-                    lines.push(Line::styled(
-                        format!("{}    {}", "  ".repeat(l.depth), l.about),
-                        about,
-                    ));
-                } else if selected && !l.about.is_empty() {
-                    lines.push(Line::from(vec![
-                        Span::styled(text, style),
-                        Span::styled(format!("  {}", l.about), about),
-                    ]));
-                } else {
-                    lines.push(Line::styled(text, style));
-                }
-            }
-            TreeItem::Note(n) => {
-                let line = match d.notes.get(n) {
-                    Some(Note::Error(t)) => Line::styled(
-                        format!("!! {t}"),
-                        Style::new().fg(ERROR).add_modifier(Modifier::BOLD),
-                    ),
-                    Some(Note::Warning(t)) => {
-                        Line::styled(format!("! {t}"), Style::new().fg(WARNING))
-                    }
-                    Some(Note::Info(t)) => Line::styled(format!("· {t}"), Style::new().fg(DIM)),
-                    None => continue,
-                };
-                lines.push(line);
-            }
-        }
-    }
-    f.render_widget(Paragraph::new(lines), inner);
-}
-
-fn draw_hex(app: &App, f: &mut Frame<'_>, area: Rect) {
-    let focused = app.focus == Pane::Hex;
-    let sel = app
-        .detail
-        .as_ref()
-        .and_then(|d| d.lines.get(app.tree_sel))
-        .map(|l| (l.offset, l.len));
-    let title = match (&app.detail, sel) {
-        (Some(d), Some((off, len))) => format!(
-            " Bytes: {} stored; field [0x{off:04x}, {len}B], cursor 0x{:04x} ",
-            d.bytes.len(),
-            app.hex_cursor
-        ),
-        _ => " Bytes ".to_string(),
-    };
-    let block = pane_block(title, focused);
-    let inner = block.inner(area);
-    f.render_widget(block, area);
-    let Some(d) = &app.detail else { return };
-    let g = HexGeom::new(area.width, d.bytes.len());
-    let in_field = |b: usize| sel.is_some_and(|(off, len)| b >= off && b < off + len);
-    let cursor = Style::new().fg(Color::Black).bg(Color::Yellow);
-    let mut lines = Vec::new();
-    for r in app.hex_top..app.hex_top + usize::from(inner.height) {
-        let start = r * g.per_row;
-        let Some(chunk) = d.bytes.get(start..) else {
-            break;
-        };
-        if chunk.is_empty() {
-            break;
-        }
-        let chunk = chunk.get(..g.per_row).unwrap_or(chunk);
-        let mut spans = vec![Span::styled(
-            format!("{start:0w$x}  ", w = g.off_w),
-            Style::new().fg(DIM),
-        )];
-        let style_of = |b: usize| {
-            if focused && b == app.hex_cursor {
-                cursor
-            } else if in_field(b) {
-                FIELD_BYTES
-            } else {
-                Style::new()
-            }
-        };
-        for j in 0..g.per_row {
-            if j == 8 && g.per_row > 8 {
-                spans.push(Span::raw(" "));
-            }
-            match chunk.get(j) {
-                Some(byte) => spans.push(Span::styled(format!("{byte:02x}"), style_of(start + j))),
-                None => spans.push(Span::raw("  ")),
-            }
-            spans.push(Span::raw(" "));
-        }
-        spans.push(Span::raw(" "));
-        for (j, byte) in chunk.iter().enumerate() {
-            // Only printable ASCII reaches the terminal; everything else is a dot.
-            let c = if (0x20..0x7f).contains(byte) {
-                char::from(*byte)
-            } else {
-                '.'
-            };
-            spans.push(Span::styled(c.to_string(), style_of(start + j)));
-        }
-        lines.push(Line::from(spans));
-    }
-    f.render_widget(Paragraph::new(lines), inner);
-}
-
 fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
-    let bar = Style::new().fg(Color::White).bg(Color::Rgb(40, 40, 60));
-    if let Some(text) = &app.input {
+    let bar = BAR;
+    if let Some(text) = app.export_input() {
+        let mut spans = vec![
+            Span::styled(
+                " write shown packets to: ",
+                bar.add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(format!("{}█", escape(text)), bar),
+        ];
+        match app.notice() {
+            Some((n, _)) => spans.push(Span::styled(format!("  {n}"), bar.fg(ERROR))),
+            None => spans.push(Span::styled(
+                format!(
+                    "  (Enter write {} messages as pcap, Esc cancel)",
+                    app.shown()
+                ),
+                bar.fg(Color::Gray),
+            )),
+        }
+        f.render_widget(Paragraph::new(Line::from(spans)).style(bar), area);
+        return;
+    }
+    if let Some(text) = app.input() {
         let mut spans = vec![
             Span::styled(" filter: /", bar.add_modifier(Modifier::BOLD)),
             Span::styled(format!("{}█", escape(text)), bar),
         ];
-        if let Some((n, _)) = &app.notice {
+        if let Some((n, _)) = app.notice() {
             spans.push(Span::styled(format!("  {n}"), bar.fg(ERROR)));
         } else {
             spans.push(Span::styled(
@@ -531,50 +95,47 @@ fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
         return;
     }
     let sep = Span::styled(" │ ", bar.fg(Color::Gray));
-    let head = match app.tab {
-        Tab::Messages => format!(" {}/{} msgs", app.shown(), app.store.len()),
+    let head = match app.tab() {
+        Tab::Messages => format!(" {}/{} msgs", app.shown(), app.store().len()),
         Tab::Analysis => format!(
             " analysis: {} epochs, {} coordinator keys",
-            app.elections.len(),
-            app.coordinators.len()
+            app.elections().len(),
+            app.coordinators().len()
         ),
     };
     let mut spans = vec![Span::styled(head, bar.add_modifier(Modifier::BOLD))];
-    let unscanned = app.view.unscanned(&app.store);
+    let unscanned = app.view().unscanned(app.store());
     if unscanned > 0 {
         spans.push(Span::styled(
             format!(
                 " (filtering {:.0}%)",
-                app.view.scanned_fraction(&app.store) * 100.0
+                app.view().scanned_fraction(app.store()) * 100.0
             ),
             bar.fg(WARNING),
         ));
     }
     spans.push(sep.clone());
-    let load = match (app.done, app.progress.fraction, &app.load_error) {
+    let progress = app.progress();
+    let load = match (app.done(), progress.fraction, app.load_error()) {
         (true, _, Some(e)) => Span::styled(format!("stopped: {e}"), bar.fg(ERROR)),
-        (true, _, None) if app.live => {
-            Span::styled(format!("stopped, {} packets", app.progress.packets), bar)
+        (true, _, None) if app.live() => {
+            Span::styled(format!("stopped, {} packets", progress.packets), bar)
         }
-        (true, _, None) => Span::styled(format!("loaded {} packets", app.progress.packets), bar),
+        (true, _, None) => Span::styled(format!("loaded {} packets", progress.packets), bar),
         (false, Some(fr), _) => Span::styled(
-            format!(
-                "loading {:.0}% ({} packets)",
-                fr * 100.0,
-                app.progress.packets
-            ),
+            format!("loading {:.0}% ({} packets)", fr * 100.0, progress.packets),
             bar.fg(WARNING),
         ),
-        (false, None, _) if app.live => {
-            Span::styled(format!("capturing, {} packets", app.progress.packets), bar)
+        (false, None, _) if app.live() => {
+            Span::styled(format!("capturing, {} packets", progress.packets), bar)
         }
         (false, None, _) => Span::styled(
-            format!("loading… ({} packets)", app.progress.packets),
+            format!("loading… ({} packets)", progress.packets),
             bar.fg(WARNING),
         ),
     };
     spans.push(load);
-    if let Some(l) = app.progress.live {
+    if let Some(l) = progress.live {
         let drops = u64::from(l.dropped_by_kernel) + u64::from(l.dropped_by_interface);
         spans.push(sep.clone());
         spans.push(Span::styled(
@@ -582,24 +143,32 @@ fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
             if drops > 0 { bar.fg(ERROR) } else { bar },
         ));
     }
-    if !app.view.filter().is_empty() {
+    if app.view().conn().is_some() {
         spans.push(sep.clone());
         spans.push(Span::styled(
-            format!("filter: {}", escape(app.view.filter().as_str())),
+            "following a connection (f: all)",
             bar.fg(Color::LightCyan),
         ));
     }
-    spans.push(sep.clone());
-    spans.push(Span::styled(escape(&app.label).into_owned(), bar));
-    if let Some((n, err)) = &app.notice {
+    if !app.view().filter().is_empty() {
+        spans.push(sep.clone());
+        spans.push(Span::styled(
+            format!("filter: {}", escape(app.view().filter().as_str())),
+            bar.fg(Color::LightCyan),
+        ));
+    }
+    // A notice says what a key just did: before the label, which can be long.
+    if let Some((n, err)) = app.notice() {
         spans.push(sep.clone());
         spans.push(Span::styled(
             n.clone(),
             if *err { bar.fg(ERROR) } else { bar },
         ));
     }
+    spans.push(sep.clone());
+    spans.push(Span::styled(escape(app.label()).into_owned(), bar));
     spans.push(sep);
-    if app.tab == Tab::Analysis {
+    if app.tab() == Tab::Analysis {
         spans.push(Span::styled("t messages  ", bar.fg(Color::Gray)));
     }
     spans.push(Span::styled("? help", bar.fg(Color::Gray)));
@@ -608,22 +177,25 @@ fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
 
 const HELP: &[(&str, &str)] = &[
     ("↑ ↓  j k", "move in the focused pane"),
-    ("PgUp PgDn", "move a page"),
-    ("g  G", "first / last"),
+    ("PgUp PgDn  g G", "move a page; first / last"),
     ("Tab  Shift-Tab", "next / previous pane"),
     ("Enter  Space", "expand or collapse a tree node"),
     ("← →  h l", "tree: collapse / expand; hex: move a byte"),
     ("/", "filter: API name, request, response, corr=N,"),
     ("", "error, warn, version_source=inferred, text"),
     ("r", "jump between a request and its response"),
+    ("f", "only the selected message's connection;"),
+    ("", "f again: every connection"),
+    ("F", "keep the newest message selected"),
+    ("w", "write the shown messages' packets to pcap"),
+    ("c", "copy the tree's field value, else the message"),
+    ("", "as NDJSON (terminal clipboard, OSC 52)"),
     ("t  1  2", "tab: messages / analysis (elections, coords)"),
     ("", "analysis: Tab other table; Enter lists its"),
     ("", "first message (clears a filter hiding it)"),
-    ("f", "follow the newest message"),
     ("Esc", "close a prompt or a message"),
     ("mouse", "click selects a row, field or byte"),
-    ("?", "this help"),
-    ("q", "quit"),
+    ("?  q", "this help / quit"),
 ];
 
 fn draw_help(f: &mut Frame<'_>, full: Rect) {
@@ -639,7 +211,7 @@ fn draw_help(f: &mut Frame<'_>, full: Rect) {
         .iter()
         .map(|(k, what)| {
             Line::from(vec![
-                Span::styled(format!(" {k:<15}"), Style::new().fg(Color::Yellow)),
+                Span::styled(format!(" {k:<15}"), KEY),
                 Span::raw(*what),
             ])
         })
@@ -654,7 +226,7 @@ fn draw_help(f: &mut Frame<'_>, full: Rect) {
         Paragraph::new(lines).block(
             Block::bordered()
                 .title(" kwire tui: keys ")
-                .border_style(Style::new().fg(Color::Yellow)),
+                .border_style(KEY),
         ),
         area,
     );

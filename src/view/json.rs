@@ -129,15 +129,15 @@ fn hex(out: &mut Vec<u8>, b: &[u8]) {
 }
 
 /// Writes one NDJSON line (with its newline) for a message, keys as the contract orders them.
-pub fn write_record(out: &mut Vec<u8>, r: &crate::pipeline::Record<'_, '_>) {
-    let f = r.frame;
+pub fn write_record(out: &mut Vec<u8>, r: &crate::dissect::Record<'_>) {
+    let f = r;
     let m = &r.msg;
     let secs = f.ts_ns.div_euclid(1_000_000_000);
     let micros = f.ts_ns.rem_euclid(1_000_000_000) / 1000;
     let _ = write!(
         out,
         "{{\"frame\":{},\"ts\":{secs}.{micros:06},\"src\":",
-        f.frame
+        f.packet
     );
     string(out, &f.src.to_string());
     out.extend_from_slice(b",\"dst\":");
@@ -146,7 +146,7 @@ pub fn write_record(out: &mut Vec<u8>, r: &crate::pipeline::Record<'_, '_>) {
     match m.api_key {
         Some(k) => {
             let _ = write!(out, "{k},\"api_name\":");
-            string(out, &crate::pipeline::api_label(k));
+            string(out, &crate::view::labels::api_label(k));
         }
         None => out.extend_from_slice(b"null,\"api_name\":null"),
     }
@@ -169,7 +169,7 @@ pub fn write_record(out: &mut Vec<u8>, r: &crate::pipeline::Record<'_, '_>) {
         }
     }
     let _ = write!(out, ",\"size\":{}", f.wire_size);
-    if let Some(rf) = f.request_frame {
+    if let Some(rf) = f.request_packet {
         let _ = write!(out, ",\"request_frame\":{rf}");
     }
     if let Some(ns) = f.latency_ns {

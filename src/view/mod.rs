@@ -5,7 +5,9 @@
 )]
 
 pub mod escape;
-pub mod filter;
 pub mod json;
+pub mod labels;
+pub mod printer;
+pub mod report;
 pub mod summary;
 pub mod tree;

@@ -2,9 +2,8 @@
 //! `[0xOFFSET, NB]` and the schema's description.
 
 use super::escape::escape;
-use crate::codec::apis;
-use crate::codec::errors::error_name;
 use crate::codec::{Node, Prefix, Role, Tree, Value};
+use crate::proto::{api_name, error_name};
 use std::fmt::Write;
 
 /// Longest description shown in full; longer ones are cut, as the seed pages do.
@@ -207,7 +206,7 @@ fn hex(out: &mut String, b: &[u8]) {
 fn int_note(n: &Node<'_>, v: i64) -> Option<&'static str> {
     let code = i16::try_from(v).ok()?;
     if n.name == "request_api_key" {
-        return apis::api_name(code);
+        return api_name(code);
     }
     if n.name.ends_with("ErrorCode") && code != 0 {
         return error_name(code);
@@ -216,13 +215,13 @@ fn int_note(n: &Node<'_>, v: i64) -> Option<&'static str> {
 }
 
 /// One message for `--format tree`: a heading line, the tree, then any error and warnings.
-pub fn record(r: &crate::pipeline::Record<'_, '_>) -> String {
-    use super::summary::{addr, api_version, latency};
-    let f = r.frame;
+pub fn record(r: &crate::dissect::Record<'_>) -> String {
+    use super::labels::{addr, api_version, latency};
+    let f = r;
     let m = &r.msg;
     let mut out = format!(
         "Frame {}: {} → {}, {:.6} s, {} {} corr={}, {} bytes",
-        f.frame,
+        f.packet,
         addr(&f.src),
         addr(&f.dst),
         (f.ts_ns - r.first_ts_ns) as f64 / 1e9,
@@ -235,7 +234,7 @@ pub fn record(r: &crate::pipeline::Record<'_, '_>) -> String {
     if let Some(src) = r.version_source {
         let _ = write!(out, ", version from {}", src.as_str());
     }
-    if let (Some(req), Some(ns)) = (f.request_frame, f.latency_ns) {
+    if let (Some(req), Some(ns)) = (f.request_packet, f.latency_ns) {
         let _ = write!(out, ", request in frame {req}, {}", latency(ns / 1000));
     }
     out.push('\n');

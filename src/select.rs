@@ -1,12 +1,16 @@
+//! Which messages to show, shared by the CLI and the TUI: the `--api` selection and the
+//! display filter.
+//!
 //! Display filters (`-Y`, and `/` in the TUI): whitespace-separated terms that
 //! must all match. A term is `request`/`response`, `error`, `warn`,
 //! `corr=N`, `frame=N`, `v=N`, `api=NAME|KEY` (or a bare API name),
 //! `version_source=header|request|inferred|none`, or free text matched
 //! case-insensitively against the summary line. `!term` negates a term.
 
-use crate::codec::apis;
 use crate::codec::{Kind, Role, Value};
-use crate::pipeline::{Record, VersionSource};
+use crate::dissect::{Record, VersionSource};
+use crate::proto::apis;
+use crate::view::summary;
 
 #[derive(Clone, Debug, PartialEq)]
 enum Term {
@@ -84,15 +88,15 @@ impl Filter {
     }
 
     /// Whether a record matches; `summary` gives its summary line when free text needs it.
-    pub fn matches(&self, r: &Record<'_, '_>, summary: &mut dyn FnMut() -> String) -> bool {
+    pub fn matches(&self, r: &Record<'_>, summary: &mut dyn FnMut() -> String) -> bool {
         let mut line: Option<String> = None;
         self.terms.iter().all(|(neg, t)| {
             let hit = match t {
                 Term::Kind(k) => r.msg.kind == *k,
                 Term::Error => has_error(r),
-                Term::Warn => !r.frame.warnings.is_empty() || !r.msg.warnings.is_empty(),
+                Term::Warn => !r.warnings.is_empty() || !r.msg.warnings.is_empty(),
                 Term::Corr(c) => r.msg.correlation_id == Some(*c),
-                Term::Frame(f) => r.frame.frame == *f,
+                Term::Frame(f) => r.packet == *f,
                 Term::Version(v) => r.msg.api_version == Some(*v),
                 Term::Api(k) => r.msg.api_key == Some(*k),
                 Term::Source(s) => r.version_source == *s,
@@ -102,6 +106,35 @@ impl Filter {
             };
             hit != *neg
         })
+    }
+}
+
+/// The CLI's choice of messages: `--api` names, then the display filter.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Selection {
+    /// Keep only these API keys; empty keeps every API.
+    apis: Vec<i16>,
+    pub filter: Filter,
+}
+
+impl Selection {
+    /// From `--api` words (names or keys) and a `-Y` filter.
+    pub fn new(apis: &[String], filter: Option<&str>) -> Result<Selection, String> {
+        Ok(Selection {
+            apis: apis
+                .iter()
+                .map(|a| api_key(a))
+                .collect::<Result<Vec<_>, _>>()?,
+            filter: Filter::parse(filter.unwrap_or(""))?,
+        })
+    }
+
+    /// Whether a message is shown.
+    pub fn matches(&self, r: &Record<'_>) -> bool {
+        if !self.apis.is_empty() && !r.msg.api_key.is_some_and(|k| self.apis.contains(&k)) {
+            return false;
+        }
+        self.filter.is_empty() || self.filter.matches(r, &mut || summary::line(r))
     }
 }
 
@@ -116,7 +149,7 @@ pub fn api_key(v: &str) -> Result<i16, String> {
 }
 
 /// Malformed, or any error code in the body that is not NONE.
-pub fn has_error(r: &Record<'_, '_>) -> bool {
+pub fn has_error(r: &Record<'_>) -> bool {
     r.msg.error.is_some()
         || r.msg.tree.nodes.iter().any(|n| {
             n.role == Role::Field

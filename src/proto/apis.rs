@@ -147,6 +147,11 @@ pub fn api_name(key: i16) -> Option<&'static str> {
     api_info(key).map(|info| info.name)
 }
 
+/// Kafka's name for an API key, or `Unknown(N)` for a key Kafka never assigned.
+pub fn api_label(key: i16) -> String {
+    api_name(key).map_or_else(|| format!("Unknown({key})"), str::to_string)
+}
+
 /// Looks up by Kafka name, case-insensitive, also accepting kebab/snake forms ("find-coordinator", "find_coordinator", "FindCoordinator").
 pub fn api_by_name(name: &str) -> Option<&'static ApiInfo> {
     APIS.iter().find(|info| same_name_loosely(name, info.name))
@@ -210,8 +215,14 @@ impl ApiInfo {
     }
 }
 
-const CONTROLLED_SHUTDOWN: i16 = 7;
-const API_VERSIONS: i16 = 18;
+/// Key of FindCoordinator: which broker coordinates a group, transaction or share group.
+pub const FIND_COORDINATOR: i16 = 10;
+/// Key of ControlledShutdown.
+pub const CONTROLLED_SHUTDOWN: i16 = 7;
+/// Key of ApiVersions.
+pub const API_VERSIONS: i16 = 18;
+/// Key of Vote: KRaft leader elections.
+pub const VOTE: i16 = 52;
 
 #[cfg(test)]
 mod tests {

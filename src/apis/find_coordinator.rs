@@ -1,0 +1,149 @@
+//! FindCoordinator (key 10): which broker coordinates a group, a transaction or a share
+//! group. Its summary details and the names of its key types.
+
+use super::{Api, Track, int16, int32};
+use crate::apis;
+use crate::codec::{Kind, Tree, Value};
+use crate::proto::FIND_COORDINATOR;
+use crate::view::escape::escape;
+use crate::view::labels;
+use std::fmt::Write;
+
+pub(crate) const API: Api = Api {
+    key: FIND_COORDINATOR,
+    details,
+    track: Track::Coordinators,
+};
+
+/// Kafka's name for a `KeyType` (`CoordinatorType` in Kafka: 0 group, 1 transaction, 2 share).
+pub fn key_type_name(t: i64) -> Option<&'static str> {
+    match t {
+        0 => Some("group"),
+        1 => Some("transaction"),
+        2 => Some("share"),
+        _ => None,
+    }
+}
+
+fn details(kind: Kind, t: &Tree<'_>, body: usize) -> String {
+    match kind {
+        Kind::Request => request(t, body),
+        Kind::Response => response(t, body),
+    }
+}
+
+fn request(t: &Tree<'_>, body: usize) -> String {
+    let kt = labels::key_type(t.int(body, "KeyType").unwrap_or(0));
+    if let Some(key) = apis::string(t, body, "Key") {
+        return format!("{kt} key={key}");
+    }
+    let keys: Vec<String> = t
+        .elements(body, "CoordinatorKeys")
+        .into_iter()
+        .filter_map(|e| match t.nodes.get(e)?.value {
+            Value::Str(Some(s)) => Some(escape(s).into_owned()),
+            _ => None,
+        })
+        .collect();
+    format!("{kt} keys=[{}]", keys.join(", "))
+}
+
+/// `→ node 2 (host:port)`, or the error.
+fn coordinator(t: &Tree<'_>, at: usize) -> String {
+    let code = t.int(at, "ErrorCode").unwrap_or(0);
+    if code != 0 {
+        let mut s = labels::error(code);
+        if let Some(msg) =
+            apis::string(t, at, "ErrorMessage").filter(|m| m != "null" && !m.is_empty())
+        {
+            let _ = write!(s, " ({msg})");
+        }
+        return s;
+    }
+    format!(
+        "node {} ({}:{})",
+        t.int(at, "NodeId").unwrap_or(-1),
+        apis::string(t, at, "Host").unwrap_or_default(),
+        t.int(at, "Port").unwrap_or(0)
+    )
+}
+
+fn response(t: &Tree<'_>, body: usize) -> String {
+    if t.field(body, "Coordinators").is_none() {
+        return format!("→ {}", coordinator(t, body));
+    }
+    t.elements(body, "Coordinators")
+        .into_iter()
+        .map(|c| {
+            format!(
+                "{} → {}",
+                apis::string(t, c, "Key").unwrap_or_default(),
+                coordinator(t, c)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What the coordinator map needs from a FindCoordinator request.
+pub(crate) struct RequestFacts {
+    /// 0 (group) when absent, as in versions before 1.
+    pub key_type: i8,
+    /// `Key` (before v4) or `CoordinatorKeys` (v4+); a null key reads as "".
+    pub keys: Vec<String>,
+}
+
+pub(crate) fn request_facts(t: &Tree<'_>, body: usize) -> RequestFacts {
+    let key_type = t
+        .int(body, "KeyType")
+        .and_then(|v| i8::try_from(v).ok())
+        .unwrap_or(0);
+    let mut keys: Vec<String> = Vec::new();
+    if let Some(k) = t.str(body, "Key") {
+        keys.push(k.unwrap_or("").to_string());
+    }
+    for e in t.elements(body, "CoordinatorKeys") {
+        if let Some(Value::Str(s)) = t.nodes.get(e).map(|n| n.value) {
+            keys.push(s.unwrap_or("").to_string());
+        }
+    }
+    RequestFacts { key_type, keys }
+}
+
+/// What the coordinator map needs from a FindCoordinator response.
+pub(crate) struct ResponseFacts<'a> {
+    /// v4+: one answer per key, each naming its key. Before: one answer for the request's key.
+    pub batched: bool,
+    pub answers: Vec<AnswerFacts<'a>>,
+}
+
+/// One answer; absent fields read as -1 (0 for the error, "" for host and key).
+pub(crate) struct AnswerFacts<'a> {
+    pub key: &'a str,
+    pub error: i16,
+    pub node: i32,
+    pub host: &'a str,
+    pub port: i32,
+    pub error_message: Option<&'a str>,
+}
+
+pub(crate) fn response_facts<'a>(t: &Tree<'a>, body: usize) -> ResponseFacts<'a> {
+    let answer = |at: usize| AnswerFacts {
+        key: t.str(at, "Key").flatten().unwrap_or(""),
+        error: int16(t, at, "ErrorCode").unwrap_or(0),
+        node: int32(t, at, "NodeId").unwrap_or(-1),
+        host: t.str(at, "Host").flatten().unwrap_or(""),
+        port: int32(t, at, "Port").unwrap_or(-1),
+        error_message: t.str(at, "ErrorMessage").flatten(),
+    };
+    let batched = t.field(body, "Coordinators").is_some();
+    let answers = if batched {
+        t.elements(body, "Coordinators")
+            .into_iter()
+            .map(answer)
+            .collect()
+    } else {
+        vec![answer(body)]
+    };
+    ResponseFacts { batched, answers }
+}

@@ -1,0 +1,168 @@
+//! Vote (key 52): KRaft leader elections. Its summary details, and the facts the
+//! election timeline takes from each message.
+
+use super::{Api, Track, int16, int32};
+use crate::codec::{Kind, Tree};
+use crate::proto::VOTE;
+use crate::view::labels;
+use std::fmt::Write;
+use std::net::{IpAddr, SocketAddr};
+
+pub(crate) const API: Api = Api {
+    key: VOTE,
+    details,
+    track: Track::Elections,
+};
+
+fn details(kind: Kind, t: &Tree<'_>, body: usize) -> String {
+    match kind {
+        Kind::Request => request(t, body),
+        Kind::Response => response(t, body),
+    }
+}
+
+/// The partitions of every topic in a Vote message.
+fn partitions(t: &Tree<'_>, body: usize) -> Vec<usize> {
+    t.elements(body, "Topics")
+        .into_iter()
+        .flat_map(|topic| t.elements(topic, "Partitions"))
+        .collect()
+}
+
+fn request(t: &Tree<'_>, body: usize) -> String {
+    let mut parts = Vec::new();
+    for p in partitions(t, body) {
+        let pre = t.bool(p, "PreVote") == Some(true);
+        parts.push(format!(
+            "{}replica={} epoch={} last={}@{}",
+            if pre { "prevote " } else { "" },
+            t.int(p, "ReplicaId").unwrap_or(-1),
+            t.int(p, "ReplicaEpoch").unwrap_or(-1),
+            t.int(p, "LastOffset").unwrap_or(-1),
+            t.int(p, "LastOffsetEpoch").unwrap_or(-1),
+        ));
+    }
+    let mut s = parts.join(", ");
+    if let Some(v) = t.int(body, "VoterId") {
+        let _ = write!(s, " → voter {v}");
+    }
+    s
+}
+
+fn response(t: &Tree<'_>, body: usize) -> String {
+    let mut parts = Vec::new();
+    for p in partitions(t, body) {
+        let mut s = format!(
+            "granted={} leader={} epoch={}",
+            if t.bool(p, "VoteGranted") == Some(true) {
+                "yes"
+            } else {
+                "no"
+            },
+            t.int(p, "LeaderId").unwrap_or(-1),
+            t.int(p, "LeaderEpoch").unwrap_or(-1),
+        );
+        let code = t.int(p, "ErrorCode").unwrap_or(0);
+        if code != 0 {
+            let _ = write!(s, " {}", labels::error(code));
+        }
+        parts.push(s);
+    }
+    let top = t.int(body, "ErrorCode").unwrap_or(0);
+    if top != 0 {
+        parts.push(labels::error(top));
+    }
+    parts.join(", ")
+}
+
+/// What the election timeline needs from a Vote request.
+pub(crate) struct RequestFacts<'a> {
+    pub cluster_id: Option<&'a str>,
+    pub voter_id: Option<i32>,
+    pub partitions: Vec<RequestPartition<'a>>,
+}
+
+/// One partition of a Vote request: one ballot. Absent fields read as -1 (0 for the index).
+pub(crate) struct RequestPartition<'a> {
+    pub topic: &'a str,
+    pub partition: i32,
+    pub replica_id: i32,
+    pub replica_epoch: i32,
+    pub pre_vote: bool,
+    pub last_offset: i64,
+    pub last_offset_epoch: i32,
+}
+
+pub(crate) fn request_facts<'a>(t: &Tree<'a>, body: usize) -> RequestFacts<'a> {
+    let mut partitions = Vec::new();
+    for topic in t.elements(body, "Topics") {
+        let name = t.str(topic, "TopicName").flatten().unwrap_or("");
+        for p in t.elements(topic, "Partitions") {
+            partitions.push(RequestPartition {
+                topic: name,
+                partition: int32(t, p, "PartitionIndex").unwrap_or(0),
+                replica_id: int32(t, p, "ReplicaId").unwrap_or(-1),
+                replica_epoch: int32(t, p, "ReplicaEpoch").unwrap_or(-1),
+                pre_vote: t.bool(p, "PreVote").unwrap_or(false),
+                last_offset: t.int(p, "LastOffset").unwrap_or(-1),
+                last_offset_epoch: int32(t, p, "LastOffsetEpoch").unwrap_or(-1),
+            });
+        }
+    }
+    RequestFacts {
+        cluster_id: t.str(body, "ClusterId").flatten(),
+        voter_id: int32(t, body, "VoterId"),
+        partitions,
+    }
+}
+
+/// What the election timeline needs from a Vote response.
+pub(crate) struct ResponseFacts<'a> {
+    /// Listener addresses the response ties to node ids (NodeEndpoints).
+    pub endpoints: Vec<(i32, SocketAddr)>,
+    pub top_error: i16,
+    pub partitions: Vec<ResponsePartition<'a>>,
+}
+
+/// One partition of a Vote response: one answer.
+pub(crate) struct ResponsePartition<'a> {
+    pub topic: &'a str,
+    pub partition: i32,
+    pub granted: bool,
+    pub error: i16,
+    pub leader_id: i32,
+    pub leader_epoch: i32,
+}
+
+pub(crate) fn response_facts<'a>(t: &Tree<'a>, body: usize) -> ResponseFacts<'a> {
+    let mut endpoints = Vec::new();
+    for e in t.elements(body, "NodeEndpoints") {
+        let host = t
+            .str(e, "Host")
+            .flatten()
+            .and_then(|h| h.parse::<IpAddr>().ok());
+        let port = t.int(e, "Port").and_then(|p| u16::try_from(p).ok());
+        if let (Some(id), Some(ip), Some(port)) = (int32(t, e, "NodeId"), host, port) {
+            endpoints.push((id, SocketAddr::new(ip, port)));
+        }
+    }
+    let mut partitions = Vec::new();
+    for topic in t.elements(body, "Topics") {
+        let name = t.str(topic, "TopicName").flatten().unwrap_or("");
+        for p in t.elements(topic, "Partitions") {
+            partitions.push(ResponsePartition {
+                topic: name,
+                partition: int32(t, p, "PartitionIndex").unwrap_or(0),
+                granted: t.bool(p, "VoteGranted").unwrap_or(false),
+                error: int16(t, p, "ErrorCode").unwrap_or(0),
+                leader_id: int32(t, p, "LeaderId").unwrap_or(-1),
+                leader_epoch: int32(t, p, "LeaderEpoch").unwrap_or(-1),
+            });
+        }
+    }
+    ResponseFacts {
+        endpoints,
+        top_error: int16(t, body, "ErrorCode").unwrap_or(0),
+        partitions,
+    }
+}

@@ -1,0 +1,91 @@
+//! `live` and `tui`: commands that may capture from an interface.
+
+use super::{open_failed, report};
+use crate::{LiveArgs, TuiArgs};
+use kwire::{End, Filter, LiveOptions, Source};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+pub(crate) fn live(args: &LiveArgs) -> ExitCode {
+    let mut printer = match args.out.printer(true) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("kwire: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let mut opts = LiveOptions::new(&args.iface);
+    opts.filter.clone_from(&args.bpf);
+    opts.write.clone_from(&args.write);
+    opts.buffer_size = i32::try_from(args.kernel_buffer).unwrap_or(i32::MAX);
+    let mut source = match Source::open_live(&opts) {
+        Ok(s) => s,
+        Err(e) => return open_failed(&args.iface, e),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
+        eprintln!("kwire: cannot catch Ctrl-C ({e}); stop with -c or --duration");
+    }
+    source.stop_when(stop);
+    if let Some(secs) = args.duration {
+        source.stop_after(Duration::from_secs_f64(secs.max(0.0)));
+    }
+    let cfg = args.out.common.config(true);
+    eprintln!("kwire: capturing on {} (filter: {})", args.iface, args.bpf);
+    let (stats, end) = kwire::run(&mut source, cfg, &mut |r| printer.print(r));
+    printer.finish();
+    let flushed = source.flush();
+    let pcap_stats = source.live_stats();
+    if !args.out.quiet {
+        report(&stats);
+        if let Some(p) = pcap_stats {
+            eprintln!(
+                "  libpcap: {} packets received, {} dropped by the kernel, {} dropped by the interface",
+                p.received, p.dropped_by_kernel, p.dropped_by_interface
+            );
+        }
+    }
+    match (end, flushed) {
+        (End::Damaged(e), _) | (End::Complete, Err(e)) => {
+            eprintln!("kwire: {e}");
+            ExitCode::from(2)
+        }
+        (End::Complete, Ok(())) => ExitCode::SUCCESS,
+    }
+}
+
+pub(crate) fn tui(args: &TuiArgs) -> ExitCode {
+    use kwire::{TuiInput, TuiOptions, run_tui};
+    if let Err(e) = Filter::parse(args.filter.as_deref().unwrap_or("")) {
+        eprintln!("kwire: {e}");
+        return ExitCode::from(1);
+    }
+    let input = match (&args.iface, &args.file) {
+        (Some(iface), _) => match TuiInput::live(iface, &args.bpf) {
+            Ok(i) => i,
+            Err(e) => return open_failed(iface, e),
+        },
+        (None, Some(file)) => match TuiInput::file(file) {
+            Ok(i) => i,
+            Err(e) => return open_failed(file, e),
+        },
+        (None, None) => {
+            eprintln!("kwire: name a capture file, or an interface with -i");
+            return ExitCode::from(1);
+        }
+    };
+    let opts = TuiOptions {
+        config: args.common.config(args.iface.is_some()),
+        filter: args.filter.clone(),
+    };
+    match run_tui(input, opts) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("kwire: terminal: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

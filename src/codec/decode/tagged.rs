@@ -1,0 +1,126 @@
+//! Tagged fields (flexible versions): the section after a struct's fields.
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use super::*;
+
+impl<'a> Walker<'a> {
+    /// The tagged-field section: a count, then (tag, size, data) triples.
+    pub fn tagged_section(
+        &mut self,
+        i: &'a [u8],
+        fields: &'static [Field],
+        version: i16,
+        about: &'static str,
+    ) -> Res<'a, ()> {
+        let (mut rest, count) = self.uvarint(i)?;
+        if count == 0 {
+            self.leaf(
+                i,
+                rest,
+                "tagged_fields",
+                None,
+                "uvarint",
+                Value::Int(0),
+                Prefix::None,
+                about,
+                Role::TaggedFields,
+            );
+            return Ok((rest, ()));
+        }
+        // Each tagged field takes at least two bytes (tag and size).
+        if u64::from(count) * 2 > rest.len() as u64 {
+            return Err(self.err(
+                i,
+                ErrorKind::ImplausibleCount {
+                    count: count.into(),
+                    remaining: rest.len() as u64,
+                },
+            ));
+        }
+        self.open(
+            i,
+            "tagged_fields",
+            None,
+            "uvarint",
+            Value::Int(count.into()),
+            about,
+            Role::TaggedFields,
+        );
+        self.leaf(
+            i,
+            rest,
+            "count",
+            None,
+            "uvarint",
+            Value::Int(count.into()),
+            Prefix::None,
+            "",
+            Role::TagCount,
+        );
+        for _ in 0..count {
+            let start = rest;
+            let (r, tag) = self.uvarint(rest)?;
+            let (r2, size) = self.uvarint(r)?;
+            let (after, data) = self.take(r2, size as usize)?;
+            let known = fields.iter().find(|f| {
+                f.tag == Some(tag) && f.is_tagged_at(version) && f.versions.contains(version)
+            });
+            match known {
+                Some(f) => {
+                    self.open(
+                        start,
+                        &f.name,
+                        None,
+                        "tagged_field",
+                        Value::Int(tag.into()),
+                        "",
+                        Role::Tagged(tag),
+                    );
+                    self.leaf(
+                        start,
+                        r,
+                        "tag",
+                        None,
+                        "uvarint",
+                        Value::Int(tag.into()),
+                        Prefix::None,
+                        "",
+                        Role::TagMeta,
+                    );
+                    self.leaf(
+                        r,
+                        r2,
+                        "size",
+                        None,
+                        "uvarint",
+                        Value::Int(size.into()),
+                        Prefix::None,
+                        "",
+                        Role::TagMeta,
+                    );
+                    self.push_path(&f.name);
+                    let (left, ()) = self.field(data, f, version, true)?;
+                    if !left.is_empty() {
+                        return Err(self.err(left, ErrorKind::TrailingBytes(left.len() as u64)));
+                    }
+                    self.pop_path();
+                    self.close(after);
+                }
+                None => self.leaf(
+                    start,
+                    after,
+                    "unknown_tag",
+                    None,
+                    "tagged_field",
+                    Value::Bytes(Some(data)),
+                    Prefix::None,
+                    "",
+                    Role::UnknownTagged(tag),
+                ),
+            }
+            rest = after;
+        }
+        self.close(rest);
+        Ok((rest, ()))
+    }
+}

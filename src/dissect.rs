@@ -1,0 +1,114 @@
+//! One Kafka message, decoded, with the facts of its capture: what views, the analysis and
+//! the TUI consume. Nothing here drives the capture (that is [`crate::pipeline`]).
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
+use crate::codec::{self, Message};
+use crate::kafka::KafkaMessage;
+use crate::proto::Kind;
+use crate::tcp::ConnId;
+use std::net::SocketAddr;
+
+/// Where a message's API version came from (the contract's `version_source`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VersionSource {
+    /// A request's own header.
+    Header,
+    /// A response paired with its captured request.
+    Request,
+    /// A response whose request was not captured; exactly one schema fit.
+    Inferred,
+}
+
+impl VersionSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VersionSource::Header => "header",
+            VersionSource::Request => "request",
+            VersionSource::Inferred => "inferred",
+        }
+    }
+}
+
+/// A decoded Kafka message with the facts of its capture. It owns everything but the bytes,
+/// so a consumer that keeps only a compact row (the TUI) can build one again without the
+/// Kafka layer's types.
+#[derive(Clone, Debug)]
+pub struct Record<'a> {
+    /// Number of the packet that completed the message (from 1).
+    pub packet: u64,
+    pub ts_ns: i64,
+    /// Timestamp of the capture's first packet, for relative times.
+    pub first_ts_ns: i64,
+    pub conn: ConnId,
+    pub src: SocketAddr,
+    pub dst: SocketAddr,
+    /// The message from its size prefix; only the head when `cut`.
+    pub data: &'a [u8],
+    /// Bytes on the wire, size prefix included.
+    pub wire_size: u64,
+    /// Not all of the message is in `data`.
+    pub cut: bool,
+    /// (API key, version): a request's from its header, a response's from its paired request.
+    pub api: Option<(i16, i16)>,
+    /// A response: the packet of its paired request.
+    pub request_packet: Option<u64>,
+    pub latency_ns: Option<i64>,
+    /// Warnings from framing and transport (the decoder's are in `msg`).
+    pub warnings: Vec<String>,
+    pub msg: Message<'a>,
+    pub version_source: Option<VersionSource>,
+}
+
+impl Record<'_> {
+    /// Any warning, from framing or from decoding.
+    pub fn has_warnings(&self) -> bool {
+        !self.warnings.is_empty() || !self.msg.warnings.is_empty()
+    }
+}
+
+/// Decodes one message, inferring a response's API when its request is unknown.
+pub fn dissect<'a>(f: &KafkaMessage<'a>, first_ts_ns: i64) -> Record<'a> {
+    let (msg, version_source) = decode(f.kind, f.data, f.api);
+    Record {
+        packet: f.packet,
+        ts_ns: f.ts_ns,
+        first_ts_ns,
+        conn: f.conn,
+        src: f.src,
+        dst: f.dst,
+        data: f.data,
+        wire_size: f.wire_size,
+        cut: f.cut,
+        api: f.api,
+        request_packet: f.request_packet,
+        latency_ns: f.latency_ns,
+        warnings: f.warnings.clone(),
+        msg,
+        version_source,
+    }
+}
+
+/// Decodes `data` as a `kind` message; `api` is a response's (key, version) from its request.
+pub fn decode(
+    kind: Kind,
+    data: &[u8],
+    api: Option<(i16, i16)>,
+) -> (Message<'_>, Option<VersionSource>) {
+    match (kind, api) {
+        (Kind::Request, _) => (codec::decode_request(data), Some(VersionSource::Header)),
+        (Kind::Response, Some(api)) => (
+            codec::decode_response(data, Some(api)),
+            Some(VersionSource::Request),
+        ),
+        (Kind::Response, None) => match codec::infer_response(data) {
+            Some(api) => (
+                codec::decode_response(data, Some(api)),
+                Some(VersionSource::Inferred),
+            ),
+            None => (codec::decode_response(data, None), None),
+        },
+    }
+}

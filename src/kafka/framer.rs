@@ -1,0 +1,572 @@
+//! One direction of a Kafka connection: cuts its byte stream into frames at
+//! their size prefixes, keeps only the head of a frame too large to buffer, and
+//! passes over holes.
+
+use crate::proto::{Kind, peek_size};
+
+use super::detect::{VERSION_SLACK, request_ident, request_shape};
+use super::pairing::Pairing;
+use super::resync::{Confirm, Hunt, Hunted};
+use super::{KafkaConfig, KafkaMessage, KafkaStats};
+use crate::tcp::{ConnId, Dir};
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+
+/// Packets remembered for the bytes a framer holds.
+const MARKS: usize = 1024;
+
+/// Where a packet's bytes lie in a framer's stream, and the packet.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Mark {
+    /// Stream offsets of its first byte and just past its last.
+    pub(super) start: u64,
+    pub(super) end: u64,
+    frame: u64,
+    ts_ns: i64,
+}
+
+/// Where a direction's framing stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum State {
+    /// At a frame boundary, or inside a frame being buffered whole.
+    Framing,
+    /// Passing over the rest of a frame of which only the head is kept (in `buf`).
+    Skipping {
+        /// Bytes still to pass over.
+        left: u64,
+        /// The frame's wire size.
+        total: u64,
+        /// Bytes are missing from it, not just too many to keep.
+        damaged: bool,
+    },
+    /// Looking for a frame boundary after lost bytes (`buf` holds what may
+    /// still start or confirm one).
+    Hunting(Hunt),
+}
+
+/// The limits a framer works within, from `KafkaConfig`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Limits {
+    pub(super) max_frame: u32,
+    pub(super) max_buffered: usize,
+    oversized_head: usize,
+}
+
+/// One direction's framing state.
+#[derive(Debug)]
+pub(super) struct Framer {
+    conn: ConnId,
+    /// Requests flow from the client, responses to it.
+    pub(super) kind: Kind,
+    src: SocketAddr,
+    dst: SocketAddr,
+    pub(super) limits: Limits,
+    /// The partial frame (or, skipping, its head; hunting, a tail).
+    pub(super) buf: Vec<u8>,
+    pub(super) state: State,
+    /// Warnings for the next frame completed in this direction.
+    pub(super) notes: Vec<String>,
+    /// Bytes fed so far: the stream offset just past the newest byte.
+    seen: u64,
+    /// Each packet whose bytes are held since hunting: a frame confirmed later
+    /// still gets the packet that carried its last byte, and hunting knows
+    /// where packets begin.
+    pub(super) marks: VecDeque<Mark>,
+    /// The caller's schema check for hunted candidates.
+    pub(super) confirm: Option<Confirm>,
+    /// The last request framed: correlation id and client id field, which a
+    /// request found by hunting after a loss can be checked against.
+    pub(super) last: Option<(i32, Vec<u8>)>,
+    /// The first frame after the handshake is still to be checked.
+    check_first: bool,
+}
+
+impl Framer {
+    /// Both directions' framers, once `client` is known.
+    pub(super) fn pair(
+        conn: ConnId,
+        a: SocketAddr,
+        b: SocketAddr,
+        client: Dir,
+        syn_seen: bool,
+        cfg: &KafkaConfig,
+        confirm: Option<&Confirm>,
+    ) -> [Framer; 2] {
+        let limits = Limits {
+            max_frame: cfg.max_frame,
+            max_buffered: cfg.max_buffered_per_direction,
+            oversized_head: cfg.oversized_head,
+        };
+        let make = |dir: Dir, src, dst| {
+            let kind = if dir == client {
+                Kind::Request
+            } else {
+                Kind::Response
+            };
+            // Without the SYN the first byte may fall inside a message, and a size
+            // read there can swallow the frames after it: both directions look for
+            // their first boundary, and take it only when it is confirmed.
+            let state = if !syn_seen {
+                State::Hunting(Hunt::from_start())
+            } else {
+                State::Framing
+            };
+            Framer {
+                conn,
+                kind,
+                src,
+                dst,
+                limits,
+                buf: Vec::new(),
+                state,
+                notes: Vec::new(),
+                seen: 0,
+                marks: VecDeque::new(),
+                confirm: confirm.cloned(),
+                last: None,
+                check_first: syn_seen,
+            }
+        };
+        [make(Dir::AtoB, a, b), make(Dir::BtoA, b, a)]
+    }
+
+    /// A frame seen in this direction, completed by packet `frame`.
+    fn message<'a>(
+        &mut self,
+        data: &'a [u8],
+        wire_size: u64,
+        cut: bool,
+        warnings: Vec<String>,
+        frame: u64,
+        ts_ns: i64,
+    ) -> KafkaMessage<'a> {
+        if self.kind == Kind::Request && !cut {
+            if let Some((corr, field)) = request_ident(data) {
+                match &mut self.last {
+                    Some((c, f)) if f.as_slice() == field => *c = corr,
+                    _ => self.last = Some((corr, field.to_vec())),
+                }
+            }
+        }
+        KafkaMessage {
+            conn: self.conn,
+            packet: frame,
+            ts_ns,
+            src: self.src,
+            dst: self.dst,
+            kind: self.kind,
+            data,
+            wire_size,
+            cut,
+            api: None,
+            request_packet: None,
+            latency_ns: None,
+            warnings,
+        }
+    }
+
+    fn oversize_note(&self, total: u64) -> String {
+        format!(
+            "message of {total} bytes is larger than the {} bytes kept per direction; only its head was decoded",
+            self.limits.max_buffered
+        )
+    }
+
+    /// Appends `data` from packet `frame` and emits every frame it completes.
+    pub(super) fn feed(
+        &mut self,
+        data: &[u8],
+        frame: u64,
+        ts_ns: i64,
+        pairing: &mut Pairing,
+        stats: &mut KafkaStats,
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
+    ) {
+        let end = self.seen + data.len() as u64;
+        self.seen = end;
+        if !data.is_empty() && (matches!(self.state, State::Hunting(_)) || !self.marks.is_empty()) {
+            self.marks.push_back(Mark {
+                start: end - data.len() as u64,
+                end,
+                frame,
+                ts_ns,
+            });
+            if self.marks.len() > MARKS {
+                // Very many small packets: their bytes are dated a little late.
+                self.marks.pop_front();
+            }
+        }
+        let mut data = data;
+        // Pass over the rest of a frame kept only in part, then report it.
+        if let State::Skipping {
+            left,
+            total,
+            damaged,
+        } = &mut self.state
+        {
+            let n = ((*left).min(data.len() as u64)) as usize;
+            *left -= n as u64;
+            data = data.get(n..).unwrap_or_default();
+            if *left > 0 {
+                return;
+            }
+            let (total, damaged) = (*total, *damaged);
+            self.state = State::Framing;
+            let head = std::mem::take(&mut self.buf);
+            if damaged {
+                stats.cut_frames += 1;
+            }
+            let mut notes = std::mem::take(&mut self.notes);
+            if !damaged {
+                notes.push(self.oversize_note(total));
+            }
+            pairing.emit(
+                self.message(&head, total, true, notes, frame, ts_ns),
+                stats,
+                out,
+            );
+        }
+        // Work on the data in place when nothing is buffered: no copy in the common case.
+        let owned = if self.buf.is_empty() {
+            None
+        } else {
+            self.buf.extend_from_slice(data);
+            Some(std::mem::take(&mut self.buf))
+        };
+        let view: &[u8] = owned.as_deref().unwrap_or(data);
+        let view_start = end - view.len() as u64;
+        let mut pos = 0usize;
+        loop {
+            let rest = view.get(pos..).unwrap_or_default();
+            if let State::Hunting(_) = self.state {
+                let rest_start = end - (view.len() - pos) as u64;
+                match self.hunt_step(rest, rest_start, pairing, stats) {
+                    Hunted::Found(at) => {
+                        pos += at;
+                        continue;
+                    }
+                    Hunted::Passed(n) => {
+                        pos += n;
+                        break;
+                    }
+                }
+            }
+            let Some(size) = peek_size(rest) else { break };
+            let min = match self.kind {
+                Kind::Request => 8,
+                Kind::Response => 4,
+            };
+            let sane = size >= min && size as u32 <= self.limits.max_frame;
+            // After the handshake the first frame starts at byte 0, but a port says
+            // little: it must also look like Kafka (a request header, or an answer).
+            let first = match (sane, self.check_first) {
+                (true, true) => self.first_plausible(rest, pairing),
+                _ => Some(sane),
+            };
+            let Some(plausible) = first else { break };
+            self.check_first = false;
+            if !plausible {
+                stats.desyncs += 1;
+                self.notes.push(if sane {
+                    format!(
+                        "the stream does not start with a Kafka {}; framing was lost",
+                        self.kind_name()
+                    )
+                } else {
+                    format!("size prefix {size} makes no sense here; framing was lost")
+                });
+                // The byte the bad prefix started at is passed over.
+                self.state = State::Hunting(Hunt::after_loss(1));
+                stats.skipped_bytes += 1;
+                pos += 1;
+                continue;
+            }
+            let total = size as usize + 4;
+            if total > self.limits.max_buffered {
+                // Keep the head for its header; pass over the rest as it arrives.
+                stats.oversized_frames += 1;
+                let keep = self.limits.oversized_head.min(rest.len());
+                let head = rest.get(..keep).unwrap_or_default().to_vec();
+                let have = rest.len().min(total);
+                let left = (total - have) as u64;
+                pos += have;
+                if left == 0 {
+                    let mut notes = std::mem::take(&mut self.notes);
+                    notes.push(self.oversize_note(total as u64));
+                    pairing.emit(
+                        self.message(&head, total as u64, true, notes, frame, ts_ns),
+                        stats,
+                        out,
+                    );
+                } else {
+                    if self.kind == Kind::Request {
+                        // It is reported when it ends; meanwhile it counts as seen.
+                        pairing.saw_request();
+                    }
+                    self.buf = head;
+                    self.state = State::Skipping {
+                        left,
+                        total: total as u64,
+                        damaged: false,
+                    };
+                }
+                continue;
+            }
+            let Some(whole) = rest.get(..total) else {
+                break;
+            };
+            let notes = std::mem::take(&mut self.notes);
+            // Held since hunting, it may have ended in an earlier packet.
+            let (f, t) = self.packet_of(view_start + (pos + total) as u64, frame, ts_ns);
+            pairing.emit(
+                self.message(whole, total as u64, false, notes, f, t),
+                stats,
+                out,
+            );
+            pos += total;
+        }
+        let consumed = view_start + pos as u64;
+        while self.marks.front().is_some_and(|m| m.end <= consumed) {
+            self.marks.pop_front();
+        }
+        if matches!(self.state, State::Skipping { .. }) {
+            self.marks.clear();
+            return;
+        }
+        match owned {
+            // The buffer goes back with only what was consumed removed: copying the
+            // rest into a new one made a large frame cost its size again with every
+            // packet, quadratic time in the frame's size.
+            Some(mut b) if self.buf.is_empty() => {
+                b.drain(..pos.min(b.len()));
+                // Mostly consumed: keep the rest in a right-sized buffer, so a connection
+                // that once carried a large frame does not hold its capacity (held() counts
+                // lengths). Only frames completing get here, so this copy stays linear.
+                if b.len() < b.capacity() / 4 {
+                    b = b.as_slice().to_vec();
+                }
+                self.buf = b;
+            }
+            _ => {
+                let left = view.get(pos..).unwrap_or_default();
+                if !left.is_empty() {
+                    if self.buf.capacity() == 0 {
+                        self.buf = Vec::with_capacity(left.len());
+                    }
+                    self.buf.extend_from_slice(left);
+                }
+            }
+        }
+    }
+
+    fn kind_name(&self) -> &'static str {
+        match self.kind {
+            Kind::Request => "request header",
+            Kind::Response => "response to a request seen",
+        }
+    }
+
+    /// Whether the frame at the front of `rest` (its size already sane) looks
+    /// like Kafka: `None` while too few bytes are there to tell.
+    fn first_plausible(&self, rest: &[u8], pairing: &Pairing) -> Option<bool> {
+        match self.kind {
+            Kind::Request => request_shape(rest, self.limits.max_frame, VERSION_SLACK),
+            // An answer to a pending request, or a server once its client sent any
+            // request (one cut or too large to keep leaves nothing pending).
+            Kind::Response => {
+                let corr = i32::from_be_bytes(rest.get(4..8)?.try_into().ok()?);
+                Some(pairing.api_of(corr).is_some() || pairing.seen() > 0)
+            }
+        }
+    }
+
+    /// The packet that carried the byte just before stream offset `end`: the
+    /// oldest remembered packet reaching that far, or else the current one.
+    fn packet_of(&self, end: u64, frame: u64, ts_ns: i64) -> (u64, i64) {
+        self.marks
+            .iter()
+            .find(|m| m.end >= end)
+            .map_or((frame, ts_ns), |m| (m.frame, m.ts_ns))
+    }
+
+    /// Correlation ids of the responses this framer is about to complete with
+    /// `data` (only while framing: a hunt does not know where frames start).
+    pub(super) fn upcoming_corrs(&self, data: &[u8]) -> Vec<i32> {
+        let mut out = Vec::new();
+        if self.state != State::Framing || self.kind != Kind::Response {
+            return out;
+        }
+        // The frame in `buf` and those starting in `data`, read across the two.
+        let byte = |i: usize| {
+            self.buf
+                .get(i)
+                .or_else(|| data.get(i.checked_sub(self.buf.len())?))
+                .copied()
+        };
+        let read = |i: usize| -> Option<i32> {
+            Some(i32::from_be_bytes([
+                byte(i)?,
+                byte(i + 1)?,
+                byte(i + 2)?,
+                byte(i + 3)?,
+            ]))
+        };
+        let mut at = 0usize;
+        while out.len() < 64 {
+            let (Some(size), Some(corr)) = (read(at), read(at + 4)) else {
+                break;
+            };
+            if size < 4 || size as u32 > self.limits.max_frame {
+                break;
+            }
+            out.push(corr);
+            at += size as usize + 4;
+        }
+        out
+    }
+
+    /// Whether hunting here has candidates an answer could confirm.
+    pub(super) fn waits(&self) -> bool {
+        matches!(&self.state, State::Hunting(h) if h.waits())
+    }
+
+    /// The other direction is about to answer these correlation ids: a request
+    /// candidate waiting for confirmation may be taken now, before its answer.
+    pub(super) fn echo(
+        &mut self,
+        corrs: &[i32],
+        frame: u64,
+        ts_ns: i64,
+        pairing: &mut Pairing,
+        stats: &mut KafkaStats,
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
+    ) {
+        let State::Hunting(h) = &mut self.state else {
+            return;
+        };
+        h.echo(corrs);
+        self.feed(&[], frame, ts_ns, pairing, stats, out);
+    }
+
+    /// The other direction (the client) lost bytes to a capture gap: its
+    /// requests may be missing, so this side's first frame needs no answer to one.
+    pub(super) fn peer_lost_bytes(&mut self) {
+        if self.kind == Kind::Response {
+            self.check_first = false;
+        }
+    }
+
+    /// Drops the bytes held (at a hole or the overall cap); returns how many.
+    pub(super) fn drop_held(&mut self) -> usize {
+        self.marks.clear();
+        std::mem::take(&mut self.buf).len()
+    }
+
+    /// The data ends here (a hole or the close): a hunt still waiting for bytes
+    /// decides with what it has, and frames what it then finds.
+    fn settle_hunt(
+        &mut self,
+        frame: u64,
+        ts_ns: i64,
+        pairing: &mut Pairing,
+        stats: &mut KafkaStats,
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
+    ) {
+        if let State::Hunting(h) = &mut self.state {
+            h.ending = true;
+            self.feed(&[], frame, ts_ns, pairing, stats, out);
+            if let State::Hunting(h) = &mut self.state {
+                h.ending = false;
+            }
+        }
+    }
+
+    /// `len` bytes of this direction were not captured, noticed at packet `frame`.
+    pub(super) fn gap(
+        &mut self,
+        len: u64,
+        frame: u64,
+        ts_ns: i64,
+        pairing: &mut Pairing,
+        stats: &mut KafkaStats,
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
+    ) {
+        self.settle_hunt(frame, ts_ns, pairing, stats, out);
+        self.marks.clear();
+        match &mut self.state {
+            State::Hunting(h) => {
+                h.skipped += self.buf.len() as u64;
+                h.forget();
+                stats.skipped_bytes += self.buf.len() as u64;
+                self.buf.clear();
+                return;
+            }
+            State::Skipping { left, damaged, .. } => {
+                // The hole falls inside a frame already being passed over: framing survives.
+                if len <= *left {
+                    *left -= len;
+                    *damaged = true;
+                    return;
+                }
+            }
+            State::Framing => {
+                if let Some(size) = peek_size(&self.buf) {
+                    let total = size as u64 + 4;
+                    let have = self.buf.len() as u64;
+                    if have + len <= total {
+                        // The hole lies inside this frame: keep its head, pass over the rest.
+                        self.state = State::Skipping {
+                            left: total - have - len,
+                            total,
+                            damaged: true,
+                        };
+                        self.notes
+                            .push(format!("{len} bytes of this message were not captured"));
+                        return;
+                    }
+                }
+            }
+        }
+        self.buf.clear();
+        self.state = State::Hunting(Hunt::after_loss(0));
+        self.notes
+            .push(format!("{len} bytes were not captured before this message"));
+    }
+
+    /// At close, a frame still partial is reported as cut.
+    pub(super) fn flush(
+        &mut self,
+        frame: u64,
+        ts_ns: i64,
+        pairing: &mut Pairing,
+        stats: &mut KafkaStats,
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
+    ) {
+        self.settle_hunt(frame, ts_ns, pairing, stats, out);
+        if let State::Hunting(_) = self.state {
+            // The tail kept in case a frame started in it was never one: it is skipped too.
+            stats.skipped_bytes += self.buf.len() as u64;
+            self.buf.clear();
+            return;
+        }
+        if self.buf.is_empty() {
+            return;
+        }
+        let buf = std::mem::take(&mut self.buf);
+        let wire = match self.state {
+            State::Skipping { total, .. } => total,
+            _ => peek_size(&buf).map_or(buf.len() as u64, |s| (s.max(0) as u64) + 4),
+        };
+        let mut notes = std::mem::take(&mut self.notes);
+        notes.push(format!(
+            "the connection ended {} bytes into this {wire}-byte message",
+            buf.len()
+        ));
+        stats.cut_frames += 1;
+        pairing.emit(
+            self.message(&buf, wire, true, notes, frame, ts_ns),
+            stats,
+            out,
+        );
+    }
+}

@@ -1,0 +1,146 @@
+//! The one place that writes the short labels every view shares: API and version, error
+//! names, key types, latencies and addresses. Each output keeps its exact wording.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
+use crate::codec::Message;
+use crate::proto::{api_name, error_name};
+use std::fmt::Write;
+use std::net::SocketAddr;
+
+pub use crate::proto::api_label;
+
+/// `ip:port`, IPv6 in brackets (as the contract writes addresses).
+pub fn addr(a: &SocketAddr) -> String {
+    let mut s = String::with_capacity(24);
+    push_addr(&mut s, a);
+    s
+}
+
+/// Appends `ip:port`; IPv4 is written by hand because std's Display is a hot spot on big files.
+pub fn push_addr(out: &mut String, a: &SocketAddr) {
+    match a {
+        SocketAddr::V4(v4) => {
+            for (i, o) in v4.ip().octets().iter().enumerate() {
+                if i > 0 {
+                    out.push('.');
+                }
+                push_u64(out, u64::from(*o));
+            }
+            out.push(':');
+            push_u64(out, u64::from(v4.port()));
+        }
+        SocketAddr::V6(_) => {
+            let _ = write!(out, "{a}");
+        }
+    }
+}
+
+fn push_u64(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        if let Some(d) = digits.get_mut(i) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || i == 0 {
+            break;
+        }
+    }
+    for d in digits.iter().skip(i) {
+        out.push(char::from(*d));
+    }
+}
+
+/// A duration in µs, as people read it.
+pub fn latency(us: i64) -> String {
+    match us {
+        us if us < 10_000 => format!("{us}µs"),
+        us if us < 10_000_000 => format!("{:.1}ms", us as f64 / 1000.0),
+        us => format!("{:.2}s", us as f64 / 1_000_000.0),
+    }
+}
+
+/// Appends the API and version label: `FindCoordinator v6`, `Produce v9`, `?`.
+pub fn push_api_version(out: &mut String, msg: &Message<'_>) {
+    match (msg.api_key.map(|k| (k, api_name(k))), msg.api_version) {
+        (Some((_, Some(name))), v) => {
+            out.push_str(name);
+            if let Some(v) = v {
+                let _ = write!(out, " v{v}");
+            }
+        }
+        (Some((k, None)), v) => {
+            let _ = write!(out, "Unknown({k})");
+            if let Some(v) = v {
+                let _ = write!(out, " v{v}");
+            }
+        }
+        (None, _) => out.push('?'),
+    }
+}
+
+/// The API and version label: `FindCoordinator v6`, `Produce v9`, `?`.
+pub fn api_version(msg: &Message<'_>) -> String {
+    let mut s = String::new();
+    push_api_version(&mut s, msg);
+    s
+}
+
+/// Kafka's name for an error code, or `error N`.
+pub fn error(code: i64) -> String {
+    i16::try_from(code)
+        .ok()
+        .and_then(error_name)
+        .map_or_else(|| format!("error {code}"), str::to_string)
+}
+
+/// A FindCoordinator key type as the summary line writes it: `group`, or `keytype=N`.
+pub fn key_type(t: i64) -> String {
+    crate::apis::find_coordinator::key_type_name(t)
+        .map_or_else(|| format!("keytype={t}"), str::to_string)
+}
+
+/// A key type as the analysis writes it: `group`, `keytype N`, or `unknown` when no
+/// request said.
+pub fn key_type_words(t: Option<i8>) -> String {
+    match t {
+        Some(n) => crate::apis::find_coordinator::key_type_name(i64::from(n))
+            .map_or_else(|| format!("keytype {n}"), str::to_string),
+        None => "unknown".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_print_as_std_does() {
+        for a in [
+            "0.0.0.0:0",
+            "255.255.255.255:65535",
+            "10.0.0.1:9092",
+            "[::1]:9093",
+            "[fe80::1]:1",
+        ] {
+            let sa: SocketAddr = a.parse().unwrap();
+            assert_eq!(addr(&sa), sa.to_string());
+        }
+    }
+
+    #[test]
+    fn key_types_keep_each_wording() {
+        assert_eq!(key_type(1), "transaction");
+        assert_eq!(key_type(7), "keytype=7");
+        assert_eq!(key_type_words(Some(2)), "share");
+        assert_eq!(key_type_words(Some(7)), "keytype 7");
+        assert_eq!(key_type_words(None), "unknown");
+        assert_eq!(error(16), "NOT_COORDINATOR");
+        assert_eq!(error(40000), "error 40000");
+    }
+}

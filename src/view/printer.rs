@@ -1,0 +1,93 @@
+//! Printing messages to stdout as they complete (`kwire read` and `kwire live`).
+
+use super::{json, summary, tree};
+use crate::dissect::Record;
+use crate::select::Selection;
+use std::io::{self, Write};
+use std::ops::ControlFlow;
+
+/// How each message is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One line per message.
+    Summary,
+    /// The object tree with offsets and sizes.
+    Tree,
+    /// NDJSON, one object per message.
+    Json,
+}
+
+/// Prints messages as they complete; the end is reported on stderr.
+pub struct Printer {
+    format: Format,
+    select: Selection,
+    limit: Option<u64>,
+    printed: u64,
+    out: io::BufWriter<io::StdoutLock<'static>>,
+    /// Flush after every message, so a pipe sees each one at once.
+    line_flush: bool,
+    buf: Vec<u8>,
+    line: String,
+    broken: bool,
+}
+
+impl Printer {
+    /// Prints `format` to stdout, only what `select` keeps, at most `limit` messages;
+    /// `line_flush` flushes after each one (live capture into a pipe).
+    pub fn new(format: Format, select: Selection, limit: Option<u64>, line_flush: bool) -> Printer {
+        Printer {
+            format,
+            select,
+            limit,
+            printed: 0,
+            out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
+            line_flush,
+            buf: Vec::with_capacity(4096),
+            line: String::with_capacity(256),
+            broken: false,
+        }
+    }
+
+    /// Prints one message if selected; `Break` once the limit is reached or stdout is gone.
+    pub fn print(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+        if self.broken || self.limit.is_some_and(|n| self.printed >= n) {
+            return ControlFlow::Break(());
+        }
+        if !self.select.matches(r) {
+            return ControlFlow::Continue(());
+        }
+        self.buf.clear();
+        match self.format {
+            Format::Summary => {
+                self.line.clear();
+                summary::write_line(&mut self.line, r);
+                self.line.push('\n');
+                self.buf.extend_from_slice(self.line.as_bytes());
+            }
+            Format::Tree => self.buf.extend_from_slice(tree::record(r).as_bytes()),
+            Format::Json => json::write_record(&mut self.buf, r),
+        }
+        let written = self.out.write_all(&self.buf).and_then(|()| {
+            if self.line_flush {
+                self.out.flush()
+            } else {
+                Ok(())
+            }
+        });
+        if written.is_err() {
+            // The reader went away (e.g. `| head`): stop quietly.
+            self.broken = true;
+            return ControlFlow::Break(());
+        }
+        self.printed += 1;
+        if self.limit.is_some_and(|n| self.printed >= n) {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Flushes what is buffered.
+    pub fn finish(&mut self) {
+        let _ = self.out.flush();
+    }
+}
