@@ -45,6 +45,7 @@ pub use control::{Control, ControlBody, DataSchemas};
 pub use wire::Fail;
 
 use std::io::Read;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use tree::{TVal, Trace};
 use wire::Cur;
 
@@ -60,6 +61,27 @@ pub struct Options<'s> {
     pub max_records: usize,
     /// Decoder of KRaft control record values, by schema name.
     pub schemas: Option<&'s dyn DataSchemas>,
+}
+
+/// The process-wide limits the views use (`--max-decompressed`, `--max-records`).
+static MAX_DECOMPRESSED: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_DECOMPRESSED);
+static MAX_RECORDS: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Sets the limits every view decodes records with, from the command line.
+pub fn set_limits(max_decompressed: usize, max_records: usize) {
+    MAX_DECOMPRESSED.store(max_decompressed, Ordering::Relaxed);
+    MAX_RECORDS.store(max_records, Ordering::Relaxed);
+}
+
+impl Options<'static> {
+    /// The limits set by [`set_limits`] (the defaults until then).
+    pub fn current() -> Options<'static> {
+        Options {
+            max_decompressed: MAX_DECOMPRESSED.load(Ordering::Relaxed),
+            max_records: MAX_RECORDS.load(Ordering::Relaxed),
+            schemas: None,
+        }
+    }
 }
 
 impl Default for Options<'_> {

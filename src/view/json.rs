@@ -74,6 +74,11 @@ fn member(out: &mut Vec<u8>, tree: &Tree<'_>, c: usize, first: &mut bool) {
 
 fn write_value(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize) {
     let Some(n) = tree.nodes.get(i) else { return };
+    if super::records::is_records(n) {
+        let data = super::records::data(n);
+        crate::records::json::write(out, data, &crate::records::Options::current());
+        return;
+    }
     match n.value {
         Value::None => write_object(out, tree, i),
         Value::Array(None) => out.extend_from_slice(b"null"),

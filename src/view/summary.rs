@@ -82,7 +82,16 @@ fn details(m: &Message<'_>) -> String {
             _ => String::new(),
         };
     };
-    m.api_key
+    let mut d = m
+        .api_key
         .and_then(apis::get)
-        .map_or_else(String::new, |api| (api.details)(m.kind, &m.tree, body))
+        .map_or_else(String::new, |api| (api.details)(m.kind, &m.tree, body));
+    let records = super::records::summary(&m.tree);
+    if !records.is_empty() {
+        if !d.is_empty() {
+            d.push_str("  ");
+        }
+        d.push_str(&records);
+    }
+    d
 }
