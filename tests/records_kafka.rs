@@ -49,7 +49,8 @@ fn parse_truth(text: &str) -> Vec<Field> {
                 .unwrap()
                 .batches
                 .push((line.to_string(), Vec::new())),
-            "REC" => out
+            // Kafka's own reading of a LeaderChangeMessage: checked with its record.
+            "REC" | "LEADERCHANGE" => out
                 .last_mut()
                 .unwrap()
                 .batches
@@ -92,6 +93,7 @@ struct Tally {
     /// Per codec: batches and records checked.
     per_codec: BTreeMap<String, (usize, usize)>,
     control: usize,
+    leader_changes: usize,
     partial: usize,
 }
 
@@ -134,8 +136,18 @@ fn check_v2(b: &Batch, field: &[u8], line: &str, recs: &[String], digest: bool, 
     }
     assert_eq!(b.error, None, "{line}");
     let data = b.data(field);
+    let leader_changes: Vec<&String> = recs
+        .iter()
+        .filter(|l| l.starts_with("LEADERCHANGE"))
+        .collect();
+    let recs: Vec<String> = recs
+        .iter()
+        .filter(|l| l.starts_with("REC"))
+        .cloned()
+        .collect();
+    let mut lc_seen = 0;
     assert_eq!(b.records.len(), recs.len(), "{line}");
-    for (r, want) in b.records.iter().zip(recs) {
+    for (r, want) in b.records.iter().zip(&recs) {
         let ts = if ts_type == "LogAppendTime" {
             h.max_timestamp
         } else {
@@ -166,10 +178,39 @@ fn check_v2(b: &Batch, field: &[u8], line: &str, recs: &[String], digest: bool, 
         );
         assert_eq!(&mine, want);
         if h.is_control() {
-            assert!(matches!(r.control, Some(Ok(_))), "{mine}");
+            match &r.control {
+                Some(Ok(c)) if c.type_id >= 2 => {
+                    // KRaft records decode whole with the built-in schemas.
+                    let records::ControlBody::Data(d) = &c.body else {
+                        panic!("{mine}: {c:?}")
+                    };
+                    if c.type_id == 2 {
+                        let ids = |k: &str| {
+                            d[k].as_array()
+                                .unwrap()
+                                .iter()
+                                .map(|v| v["VoterId"].to_string())
+                                .collect::<Vec<_>>()
+                                .join(",")
+                        };
+                        let lc = format!(
+                            "LEADERCHANGE leader={} voters={} granting={}",
+                            d["LeaderId"],
+                            ids("Voters"),
+                            ids("GrantingVoters")
+                        );
+                        assert_eq!(Some(&&lc), leader_changes.get(lc_seen), "{line}");
+                        lc_seen += 1;
+                        t.leader_changes += 1;
+                    }
+                }
+                Some(Ok(_)) => {}
+                other => panic!("{mine}: {other:?}"),
+            }
             t.control += 1;
         }
     }
+    assert_eq!(lc_seen, leader_changes.len(), "{line}");
     // Which snappy framing the client sent: snappy-java's (xerial) or raw blocks.
     let name = match h.compression() {
         Compression::Snappy if field[b.at + 61..].starts_with(&records::XERIAL_MAGIC) => {
@@ -233,7 +274,8 @@ fn check_legacy(m: &Message, buf: &[u8], line: &str, recs: &[String], digest: bo
             }
         }
     }
-    assert_eq!(mine, recs, "{line}");
+    let recs: Vec<&String> = recs.iter().filter(|l| l.starts_with("REC")).collect();
+    assert_eq!(mine.iter().collect::<Vec<_>>(), recs, "{line}");
     let e = t
         .per_codec
         .entry(format!("{} (magic {})", codec(m.compression()), m.magic))
@@ -286,7 +328,11 @@ fn check_file(truth: &Path, pcap: &Path, digest: bool, t: &mut Tally) {
 
 fn check_field(fld: &Field, field: &[u8], digest: bool, t: &mut Tally) {
     {
-        let entries = records::decode(field, &Options::default());
+        let opts = Options {
+            schemas: Some(&records::kraft::Kraft),
+            ..Options::default()
+        };
+        let entries = records::decode(field, &opts);
         let mut it = entries.iter();
         for (line, recs) in &fld.batches {
             match it.next() {
@@ -337,9 +383,10 @@ fn records_equal_kafkas_in_bundled_captures() {
         files += 1;
     }
     eprintln!(
-        "{files} captures, {} fields, {} control records, {} partial batches; per codec (batches, records): {:?}",
-        t.fields, t.control, t.partial, t.per_codec
+        "{files} captures, {} fields, {} control records ({} LeaderChangeMessage), {} partial batches; per codec (batches, records): {:?}",
+        t.fields, t.control, t.leader_changes, t.partial, t.per_codec
     );
+    assert!(t.leader_changes > 0);
     assert!(files >= 8);
     assert!(t.control > 0);
     // Real clients' batches in every codec, snappy in both framings.

@@ -33,6 +33,7 @@ mod codec;
 pub mod control;
 pub mod encode;
 pub mod json;
+pub mod kraft;
 pub mod summary;
 pub mod tree;
 mod wire;
@@ -79,7 +80,7 @@ impl Options<'static> {
         Options {
             max_decompressed: MAX_DECOMPRESSED.load(Ordering::Relaxed),
             max_records: MAX_RECORDS.load(Ordering::Relaxed),
-            schemas: None,
+            schemas: Some(&kraft::Kraft),
         }
     }
 }

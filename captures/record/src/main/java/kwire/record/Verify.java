@@ -308,6 +308,15 @@ public final class Verify {
                 }
                 sb.append(String.format("REC offset=%d ts=%d key=%s value=%s headers=%s%n", r.offset(), r.timestamp(),
                     bytes(r.key(), digest), bytes(r.value(), digest), hs.length() == 0 ? "-" : hs));
+                if (b.isControlBatch() && r.key() != null
+                        && org.apache.kafka.common.record.internal.ControlRecordType.parse(r.key())
+                            == org.apache.kafka.common.record.internal.ControlRecordType.LEADER_CHANGE) {
+                    org.apache.kafka.common.message.LeaderChangeMessage lc =
+                        org.apache.kafka.common.record.internal.ControlRecordUtils.deserializeLeaderChangeMessage(r);
+                    sb.append(String.format("LEADERCHANGE leader=%d voters=%s granting=%s%n", lc.leaderId(),
+                        lc.voters().stream().map(v -> String.valueOf(v.voterId())).collect(Collectors.joining(",")),
+                        lc.grantingVoters().stream().map(v -> String.valueOf(v.voterId())).collect(Collectors.joining(","))));
+                }
             }
         }
         if (used < mr.sizeInBytes()) {
