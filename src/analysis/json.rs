@@ -65,6 +65,9 @@ fn epoch(e: &Epoch) -> Value {
         "duration_us": e.duration_ns().map(|n| n / 1000),
         "candidacies": e.candidacies.iter().map(candidacy).collect::<Vec<_>>(),
         "notes": e.notes,
+        "leader_record": e.leader_record.as_ref().map(|r| json!({
+            "at": at(Some(r.at)), "leader": r.leader, "voters": r.voters, "granting": r.granting,
+        })),
     })
 }
 

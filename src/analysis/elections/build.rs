@@ -51,7 +51,19 @@ pub(super) fn build_epoch(
             list.join(", ")
         ));
     }
-    let leader = first_report.map(|r| r.0).or(by_majority.map(|m| m.1));
+    let record = part.leader_records.get(&e).cloned();
+    let leader = first_report
+        .map(|r| r.0)
+        .or(by_majority.map(|m| m.1))
+        .or(record.as_ref().map(|r| r.leader));
+    if let (Some(l), Some(r)) = (leader, &record) {
+        if l != r.leader {
+            notes.push(format!(
+                "node {}'s LeaderChangeMessage (frame {}) names itself, not node {l}",
+                r.leader, r.at.packet
+            ));
+        }
+    }
     if let (Some((_, m)), Some((r, ..))) = (by_majority, first_report) {
         if m != r {
             notes.push(format!(
@@ -125,6 +137,7 @@ pub(super) fn build_epoch(
         reported: first_report.map(|r| r.1),
         candidacies,
         notes,
+        leader_record: record,
     }
 }
 
