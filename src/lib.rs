@@ -97,6 +97,8 @@ pub use analysis::{
 };
 /// Packet sources: capture files and live interfaces.
 pub use capture::{CaptureError, LiveOptions, Source};
+/// Kafka's message schemas, loaded from kafka-clients jars, and the process-wide codec.
+pub use codec::{Codec, DecodeOptions, Loaded, Schemas, Search, install as install_codec};
 /// One decoded Kafka message.
 pub use dissect::{Record, VersionSource, dissect};
 /// The read loop, its configuration and its end-of-run counters.

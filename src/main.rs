@@ -134,17 +134,32 @@ struct OutputArgs {
     common: Common,
 }
 
-/// Ports and limits, the same for every command that reads packets.
+/// Ports, limits and schemas, the same for every command that reads packets.
 #[derive(Args)]
 struct Common {
     /// More ports always treated as Kafka (9092 and 9093 always are).
     #[arg(long, value_delimiter = ',', value_name = "P")]
     port: Vec<u16>,
+    /// Kafka's message schemas: a kafka-clients jar, a directory of its
+    /// common/message/*.json, or one such file; repeatable. Without it: KWIRE_SCHEMAS
+    /// (`:`-separated; set empty for none), else kafka-clients jars in $KAFKA_HOME/libs
+    /// and ~/.m2/repository, newest first.
+    #[arg(long = "schemas", value_name = "PATH")]
+    schemas: Vec<std::path::PathBuf>,
+    /// Show credentials (SASL auth bytes, passwords, salts, HMACs) instead of
+    /// "<redacted N bytes>".
+    #[arg(long)]
+    show_secrets: bool,
     #[command(flatten)]
     limits: Limits,
 }
 
 impl Common {
+    /// Loads the schemas and sets the process-wide codec; see [`cli::load_schemas`].
+    fn schemas(&self) -> cli::Notes {
+        cli::load_schemas(&self.schemas, self.show_secrets)
+    }
+
     /// The pipeline's configuration; `live` sources forget idle connections (default 300 s).
     fn config(&self, live: bool) -> Config {
         self.limits.config(&self.port, live)

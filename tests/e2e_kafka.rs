@@ -280,6 +280,8 @@ fn kwire_live_follows_a_real_kraft_election_and_group_join() {
         .arg(&script)
         .arg(&out)
         .env("KWIRE_BIN", KWIRE)
+        // The built-in schemas only: the assertions below pin their output.
+        .env("KWIRE_SCHEMAS", "")
         .env(
             "KWIRE_CTRL_PORTS",
             format!("{} {} {}", ports[0], ports[1], ports[2]),

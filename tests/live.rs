@@ -31,6 +31,7 @@ fn can_capture() -> bool {
 /// Starts `kwire live` and waits until it says it is capturing.
 fn start(args: &[&str]) -> Child {
     let mut child = Command::new(KWIRE)
+        .env("KWIRE_SCHEMAS", "")
         .arg("live")
         .args(args)
         .stdout(Stdio::piped())
@@ -282,6 +283,7 @@ fn live_decodes_pairs_and_writes_a_replayable_pcap() {
 
     // The written file decodes to exactly the same messages.
     let replay = Command::new(KWIRE)
+        .env("KWIRE_SCHEMAS", "")
         .args([
             "read",
             "--format",
@@ -330,6 +332,7 @@ fn duration_and_sigint_stop_cleanly() {
 #[test]
 fn capture_errors_are_one_line_with_a_hint() {
     let out = Command::new(KWIRE)
+        .env("KWIRE_SCHEMAS", "")
         .args(["live", "-i", "no-such-iface0"])
         .output()
         .expect("kwire");
@@ -344,6 +347,7 @@ fn capture_errors_are_one_line_with_a_hint() {
         return;
     }
     let out = Command::new(KWIRE)
+        .env("KWIRE_SCHEMAS", "")
         .args(["live", "-i", "lo", "-f", "tcp port"])
         .output()
         .expect("kwire");

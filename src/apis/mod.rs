@@ -9,6 +9,7 @@
 )]
 
 pub mod find_coordinator;
+pub mod generic;
 pub mod vote;
 
 use crate::codec::{Kind, Tree};

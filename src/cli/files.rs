@@ -19,7 +19,9 @@ pub(crate) fn read(args: &ReadArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return open_failed(&args.file, e),
     };
+    let mut notes = args.out.common.schemas();
     let (stats, end) = kwire::run(&mut source, args.out.common.config(false), &mut |r| {
+        notes.see(r);
         printer.print(r)
     });
     printer.finish();
@@ -45,8 +47,10 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
         },
         None => None,
     };
+    let mut notes = args.common.schemas();
     let mut analyzer = kwire::Analyzer::new();
     let (run, end) = kwire::run(&mut source, args.common.config(false), &mut |r| {
+        notes.see(r);
         analyzer.record(r);
         ControlFlow::Continue(())
     });

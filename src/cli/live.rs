@@ -34,8 +34,12 @@ pub(crate) fn live(args: &LiveArgs) -> ExitCode {
         source.stop_after(Duration::from_secs_f64(secs.max(0.0)));
     }
     let cfg = args.out.common.config(true);
+    let mut notes = args.out.common.schemas();
     eprintln!("kwire: capturing on {} (filter: {})", args.iface, args.bpf);
-    let (stats, end) = kwire::run(&mut source, cfg, &mut |r| printer.print(r));
+    let (stats, end) = kwire::run(&mut source, cfg, &mut |r| {
+        notes.see(r);
+        printer.print(r)
+    });
     printer.finish();
     let flushed = source.flush();
     let pcap_stats = source.live_stats();
@@ -77,6 +81,8 @@ pub(crate) fn tui(args: &TuiArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    // The TUI takes the screen: what was loaded is said before it starts.
+    let _ = args.common.schemas();
     let opts = TuiOptions {
         config: args.common.config(args.iface.is_some()),
         filter: args.filter.clone(),

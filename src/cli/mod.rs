@@ -7,8 +7,54 @@ pub(crate) use files::{read, stats};
 pub(crate) use live::{live, tui};
 
 use kwire::CaptureError;
+use kwire::{Codec, DecodeOptions, Record, Search};
 use kwire::{End, RunStats};
+use std::collections::HashSet;
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// Loads Kafka's schemas from `--schemas`, else `KWIRE_SCHEMAS`, else the kafka-clients
+/// jars found in `$KAFKA_HOME/libs` and `~/.m2` (newest first), and makes them the
+/// process-wide codec. One stderr line says what was loaded, and one per file skipped.
+/// `KWIRE_SCHEMAS` set but empty means none and no notes (tests rely on it).
+pub(crate) fn load_schemas(paths: &[PathBuf], show_secrets: bool) -> Notes {
+    let search = Search::from_env(paths.to_vec());
+    let opted_out = paths.is_empty() && search.env.as_ref().is_some_and(|e| e.is_empty());
+    let loaded = search.load();
+    for p in &loaded.problems {
+        eprintln!("kwire: schemas: {p}");
+    }
+    if !opted_out {
+        eprintln!("{}", loaded.description);
+    }
+    let codec = Codec::new(loaded.schemas, DecodeOptions { show_secrets });
+    // Only main sets it, once, before any message is decoded.
+    let _ = kwire::install_codec(codec);
+    Notes {
+        codec: (!opted_out).then_some(codec),
+        seen: HashSet::new(),
+    }
+}
+
+/// Says once per run why bodies of an API are not decoded ("Produce bodies are not
+/// decoded: no schemas loaded; see --schemas").
+pub(crate) struct Notes {
+    codec: Option<Codec>,
+    seen: HashSet<String>,
+}
+
+impl Notes {
+    pub(crate) fn see(&mut self, r: &Record<'_>) {
+        let Some(note) = self.codec.and_then(|c| c.undecoded_note(&r.msg)) else {
+            return;
+        };
+        // Bounded by the number of API keys and versions.
+        if !self.seen.contains(&note) {
+            eprintln!("kwire: {note}");
+            self.seen.insert(note);
+        }
+    }
+}
 
 /// One line per capture problem, with a hint at the fix; exit status 1.
 pub(crate) fn open_failed(what: &str, e: CaptureError) -> ExitCode {

@@ -6,8 +6,14 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use super::error::{DecodeError, ErrorKind};
+use super::redact;
 use super::schema::{Field, FieldType, Prim};
 use super::tree::{Node, Prefix, Role, Value};
+use super::{Codec, DecodeOptions};
+use crate::proto::Kind;
+
+mod envelope;
+mod sasl;
 mod tagged;
 
 use nom::Parser;
@@ -29,11 +35,22 @@ pub(crate) struct Walker<'a> {
     open: Vec<usize>,
     /// Field path for error messages: name and element index.
     path: Vec<(&'static str, Option<u32>)>,
+    options: DecodeOptions,
+    codec: Codec,
+    /// The API whose body is being walked, for fields with a meaning beyond their
+    /// type (Envelope's embedded message).
+    pub api_key: Option<i16>,
+    /// Inside an Envelope's embedded message: envelopes do not nest.
+    in_envelope: bool,
 }
 
 impl<'a> Walker<'a> {
-    pub fn new(frame: &'a [u8]) -> Self {
+    pub fn new(frame: &'a [u8], codec: Codec) -> Self {
         Walker {
+            options: codec.options,
+            codec,
+            api_key: None,
+            in_envelope: false,
             frame,
             nodes: Vec::with_capacity(32),
             depth: 0,
@@ -349,7 +366,15 @@ impl<'a> Walker<'a> {
         let nullable = f.nullable.contains(version);
         match &f.ty {
             FieldType::Prim(p) => {
-                let (rest, (value, prefix)) = self.prim(i, *p, compact, nullable)?;
+                let (rest, (mut value, prefix)) = self.prim(i, *p, compact, nullable)?;
+                let data = match value {
+                    Value::Bytes(Some(b)) => Some(b),
+                    Value::Str(Some(s)) => Some(s.as_bytes()),
+                    _ => None,
+                };
+                if let (true, false, Some(d)) = (f.secret, self.options.show_secrets, data) {
+                    value = Value::Str(Some(redact::redacted(d.len())));
+                }
                 self.leaf(
                     i,
                     rest,
@@ -361,9 +386,39 @@ impl<'a> Walker<'a> {
                     &f.about,
                     Role::Field,
                 );
+                if f.name == "AuthBytes" {
+                    self.sasl_user(rest, data.unwrap_or_default());
+                }
+                if self.api_key == Some(envelope::ENVELOPE) && !self.in_envelope {
+                    match (f.name.as_str(), data) {
+                        ("RequestData", Some(d)) => self.envelope_inner(d, Kind::Request),
+                        ("ResponseData", Some(d)) => self.envelope_inner(d, Kind::Response),
+                        _ => {}
+                    }
+                }
                 Ok((rest, ()))
             }
             FieldType::Struct(sub) => {
+                let mut at = i;
+                if nullable {
+                    // A nullable struct starts with a marker byte: negative for null.
+                    let (rest, (marker, _)) = self.prim(i, Prim::Int8, false, false)?;
+                    if matches!(marker, Value::Int(m) if m < 0) {
+                        self.leaf(
+                            i,
+                            rest,
+                            &f.name,
+                            None,
+                            &f.type_name,
+                            Value::Str(None),
+                            Prefix::None,
+                            &f.about,
+                            Role::Field,
+                        );
+                        return Ok((rest, ()));
+                    }
+                    at = rest;
+                }
                 self.open(
                     i,
                     &f.name,
@@ -373,7 +428,20 @@ impl<'a> Walker<'a> {
                     &f.about,
                     Role::Field,
                 );
-                let (rest, ()) = self.fields(i, sub, version, flexible, TAGS_IN_STRUCT)?;
+                if nullable {
+                    self.leaf(
+                        i,
+                        at,
+                        "present",
+                        None,
+                        "int8",
+                        Value::Int(1),
+                        Prefix::None,
+                        "nullable struct marker: not null",
+                        Role::TagMeta,
+                    );
+                }
+                let (rest, ()) = self.fields(at, sub, version, flexible, TAGS_IN_STRUCT)?;
                 self.close(rest);
                 Ok((rest, ()))
             }
@@ -488,6 +556,8 @@ fn min_size(ty: &FieldType, version: i16, flexible: bool, compact: bool) -> usiz
                     let c = flexible && f.flexible.is_none_or(|fv| fv.contains(version));
                     n += match &f.ty {
                         FieldType::Prim(p) => prim(*p),
+                        // A nullable struct may be just its marker byte.
+                        FieldType::Struct(_) if f.nullable.contains(version) => 1,
                         FieldType::Struct(_) => min_size(&f.ty, version, flexible, c),
                         FieldType::ArrayOfPrim(_) | FieldType::ArrayOfStruct(_) => {
                             if c {

@@ -2,8 +2,8 @@
 //! bytes, driven by the same schemas as the walker. Used for round-trip tests
 //! and synthetic fixtures.
 
+use super::load::Schemas;
 use super::schema::{Field, FieldType, MessageSchema, Prim};
-use super::{registry, schema};
 use crate::proto::Kind;
 use crate::proto::apis;
 use serde_json::{Map, Value as Json};
@@ -27,7 +27,7 @@ fn fail(path: &str, reason: impl Into<String>) -> EncodeError {
     }
 }
 
-/// Encodes a whole request frame: size prefix, header and body.
+/// Encodes a whole request frame with the process-wide codec's schemas.
 pub fn encode_request(
     api_key: i16,
     version: i16,
@@ -35,39 +35,68 @@ pub fn encode_request(
     client_id: Option<&str>,
     body: &Json,
 ) -> Result<Vec<u8>, EncodeError> {
-    let info = apis::api_info(api_key);
-    let hv = info.map_or(1, |a| a.request_header_version(version));
-    let mut header = Map::new();
-    header.insert("request_api_key".into(), api_key.into());
-    header.insert("request_api_version".into(), version.into());
-    header.insert("correlation_id".into(), correlation_id.into());
-    header.insert("client_id".into(), client_id.map_or(Json::Null, Json::from));
-    frame(
-        &registry().request_header,
-        hv,
-        &header,
-        schema(api_key, Kind::Request),
-        version,
-        body,
-    )
+    super::current().encode_request(api_key, version, correlation_id, client_id, body)
 }
 
-/// Encodes a whole response frame: size prefix, header and body.
+/// Encodes a whole response frame with the process-wide codec's schemas.
 pub fn encode_response(
     api_key: i16,
     version: i16,
     correlation_id: i32,
     body: &Json,
 ) -> Result<Vec<u8>, EncodeError> {
-    let info = apis::api_info(api_key);
-    let hv = info.map_or(0, |a| a.response_header_version(version));
+    super::current().encode_response(api_key, version, correlation_id, body)
+}
+
+/// Encodes a whole request frame: size prefix, header and body.
+pub(crate) fn encode_request_with(
+    schemas: &Schemas,
+    api_key: i16,
+    version: i16,
+    correlation_id: i32,
+    client_id: Option<&str>,
+    body: &Json,
+) -> Result<Vec<u8>, EncodeError> {
+    let hv = schemas
+        .request_header_version(api_key, version)
+        .or_else(|| apis::api_info(api_key).map(|a| a.request_header_version(version)))
+        .unwrap_or(1);
+    let mut header = Map::new();
+    header.insert("request_api_key".into(), api_key.into());
+    header.insert("request_api_version".into(), version.into());
+    header.insert("correlation_id".into(), correlation_id.into());
+    header.insert("client_id".into(), client_id.map_or(Json::Null, Json::from));
+    frame(
+        &schemas.request_header,
+        hv,
+        &header,
+        schemas,
+        (api_key, Kind::Request),
+        version,
+        body,
+    )
+}
+
+/// Encodes a whole response frame: size prefix, header and body.
+pub(crate) fn encode_response_with(
+    schemas: &Schemas,
+    api_key: i16,
+    version: i16,
+    correlation_id: i32,
+    body: &Json,
+) -> Result<Vec<u8>, EncodeError> {
+    let hv = schemas
+        .response_header_version(api_key, version)
+        .or_else(|| apis::api_info(api_key).map(|a| a.response_header_version(version)))
+        .unwrap_or(0);
     let mut header = Map::new();
     header.insert("correlation_id".into(), correlation_id.into());
     frame(
-        &registry().response_header,
+        &schemas.response_header,
         hv,
         &header,
-        schema(api_key, Kind::Response),
+        schemas,
+        (api_key, Kind::Response),
         version,
         body,
     )
@@ -77,7 +106,8 @@ fn frame(
     hs: &MessageSchema,
     hv: i16,
     header: &Map<String, Json>,
-    schema: Option<&MessageSchema>,
+    schemas: &Schemas,
+    (key, kind): (i16, Kind),
     version: i16,
     body: &Json,
 ) -> Result<Vec<u8>, EncodeError> {
@@ -87,18 +117,21 @@ fn frame(
         path: String::new(),
     };
     e.fields(&hs.fields, hv, hs.is_flexible(hv), header)?;
-    match schema {
-        Some(s) if s.valid.contains(version) => {
+    match (
+        schemas.message(key, kind, version),
+        schemas.newest(key, kind),
+    ) {
+        (Some(s), _) => {
             let obj = body
                 .as_object()
                 .ok_or_else(|| fail("", "the body must be an object"))?;
             e.fields(&s.fields, version, s.is_flexible(version), obj)?;
         }
-        Some(s) => {
+        (None, Some(s)) => {
             return Err(fail("", format!("{} has no version {version}", s.name)));
         }
         // Without a schema the body is taken as raw hex bytes.
-        None => {
+        (None, None) => {
             let hex = body.as_str().ok_or_else(|| {
                 fail("", "an API without a schema takes its body as a hex string")
             })?;
@@ -224,6 +257,14 @@ impl Encoder<'_> {
         match &f.ty {
             FieldType::Prim(p) => self.prim(*p, v, compact, nullable),
             FieldType::Struct(sub) => {
+                if nullable {
+                    // A nullable struct's marker byte: -1 for null, 1 for a struct.
+                    if v.is_null() {
+                        self.out.push(0xff);
+                        return Ok(());
+                    }
+                    self.out.push(1);
+                }
                 let obj = v
                     .as_object()
                     .ok_or_else(|| fail(&self.path, "expected an object"))?;
@@ -369,7 +410,7 @@ fn default_value(f: &Field, version: i16) -> Json {
     let d = f.default.as_deref();
     match &f.ty {
         FieldType::Prim(p) => match p {
-            Prim::Bool => Json::Bool(d == Some("true")),
+            Prim::Bool => Json::Bool(d.is_some_and(|d| d.eq_ignore_ascii_case("true"))),
             Prim::Int8 | Prim::Int16 | Prim::Int32 | Prim::Int64 | Prim::Uint16 => {
                 Json::from(d.and_then(parse_int).unwrap_or(0))
             }
@@ -385,6 +426,7 @@ fn default_value(f: &Field, version: i16) -> Json {
                 _ => Json::from(""),
             },
         },
+        FieldType::Struct(_) if d == Some("null") && f.nullable.contains(version) => Json::Null,
         FieldType::Struct(_) => Json::Object(Map::new()),
         FieldType::ArrayOfPrim(_) | FieldType::ArrayOfStruct(_) => match d {
             Some("null") if f.nullable.contains(version) => Json::Null,

@@ -1,11 +1,10 @@
 //! Whole frames: size prefix, header, then the body by schema or as raw bytes.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+use super::Codec;
 use super::decode::{Res, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker};
 use super::error::{DecodeError, ErrorKind};
-use super::schema::MessageSchema;
 use super::tree::{Prefix, Role, Tree, Value};
-use super::{registry, schema};
 use crate::proto::apis::{self, ApiInfo};
 use crate::proto::{Kind, peek_request_header, peek_size};
 
@@ -23,6 +22,10 @@ pub struct Message<'a> {
     pub body: Option<usize>,
     pub error: Option<DecodeError>,
     pub warnings: Vec<String>,
+    /// Kafka's name for the API: kwire's table, else the loaded schema's.
+    pub name: Option<&'static str>,
+    /// Bytes left over after a body that decoded completely (a warning, not an error).
+    pub trailing: usize,
 }
 
 impl Message<'_> {
@@ -37,12 +40,14 @@ impl Message<'_> {
             body: None,
             error: None,
             warnings: Vec::new(),
+            name: None,
+            trailing: 0,
         }
     }
 
     /// Kafka's name for the API, if known.
     pub fn api_name(&self) -> Option<&'static str> {
-        self.api_key.and_then(apis::api_name)
+        self.name
     }
 }
 
@@ -50,17 +55,18 @@ const RAW_NO_SCHEMA: &str = "not dissected: kwire has no schema for this API";
 const RAW_OUT_OF_RANGE: &str = "not dissected: version outside the schema's range";
 const RAW_NO_REQUEST: &str = "not dissected: the request is unknown";
 const RAW_UNDECODED: &str = "not decoded: see the error";
+const RAW_AFTER_BODY: &str = "bytes after the body (brokers ignore them)";
 
 /// Decodes a request frame (starting at its 4-byte size prefix).
-pub fn decode_request(frame: &[u8]) -> Message<'_> {
+pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8]) -> Message<'a> {
     let mut m = Message::new(Kind::Request);
     let start = peek_request_header(frame);
     m.api_key = start.map(|s| s.api_key);
     m.api_version = start.map(|s| s.api_version);
     let info = m.api_key.and_then(apis::api_info);
-    let schema = m.api_key.and_then(|k| schema(k, Kind::Request));
-    let (name, ty) = root_name(schema, info, Kind::Request);
-    let mut w = Walker::new(frame);
+    m.name = api_name(codec, m.api_key);
+    let (name, ty) = root_name(codec, m.api_key, info, Kind::Request);
+    let mut w = Walker::new(frame, *codec);
     w.open(
         frame,
         name,
@@ -73,11 +79,15 @@ pub fn decode_request(frame: &[u8]) -> Message<'_> {
     let result = (|| -> Res<'_, Option<usize>> {
         let rest = size_prefix(&mut w, frame)?;
         // An unknown API's flexibility is unknowable: read the v1 header, which every such request starts with.
-        let hv = match (info, m.api_version) {
-            (Some(a), Some(v)) => a.request_header_version(v),
+        let hv = match (m.api_key, m.api_version) {
+            (Some(k), Some(v)) => codec
+                .schemas
+                .request_header_version(k, v)
+                .or_else(|| info.map(|a| a.request_header_version(v)))
+                .unwrap_or(1),
             _ => 1,
         };
-        let hs = &registry().request_header;
+        let hs = &codec.schemas.request_header;
         w.open(
             rest,
             &hs.name,
@@ -89,7 +99,16 @@ pub fn decode_request(frame: &[u8]) -> Message<'_> {
         );
         let (rest, ()) = w.fields(rest, &hs.fields, hv, hs.is_flexible(hv), TAGS_IN_HEADER)?;
         w.close(rest);
-        body(&mut w, rest, schema, info, m.api_version, &mut m.warnings)
+        let api = m.api_key.zip(m.api_version);
+        body(
+            &mut w,
+            rest,
+            codec,
+            Kind::Request,
+            api,
+            m.name,
+            &mut m.warnings,
+        )
     })();
     finish(&mut m, w, frame, result);
     if let Some(h) = m.tree.child_with_role(0, Role::Header) {
@@ -107,14 +126,18 @@ pub fn decode_request(frame: &[u8]) -> Message<'_> {
 
 /// Decodes a response frame. `api` is the (key, version) of its request, when known;
 /// without it only the correlation id can be read.
-pub fn decode_response(frame: &[u8], api: Option<(i16, i16)>) -> Message<'_> {
+pub(crate) fn decode_response<'a>(
+    codec: &Codec,
+    frame: &'a [u8],
+    api: Option<(i16, i16)>,
+) -> Message<'a> {
     let mut m = Message::new(Kind::Response);
     m.api_key = api.map(|a| a.0);
     m.api_version = api.map(|a| a.1);
     let info = m.api_key.and_then(apis::api_info);
-    let schema = m.api_key.and_then(|k| schema(k, Kind::Response));
-    let (name, ty) = root_name(schema, info, Kind::Response);
-    let mut w = Walker::new(frame);
+    m.name = api_name(codec, m.api_key);
+    let (name, ty) = root_name(codec, m.api_key, info, Kind::Response);
+    let mut w = Walker::new(frame, *codec);
     w.open(
         frame,
         name,
@@ -126,13 +149,15 @@ pub fn decode_response(frame: &[u8], api: Option<(i16, i16)>) -> Message<'_> {
     );
     let result = (|| -> Res<'_, Option<usize>> {
         let rest = size_prefix(&mut w, frame)?;
-        let hs = &registry().response_header;
-        let hv = match (info, m.api_version) {
-            (Some(a), Some(v)) => Some(a.response_header_version(v)),
-            // A known pairing with an API missing from the table: assume the common v0.
-            (None, Some(_)) => Some(0),
-            _ => None,
-        };
+        let hs = &codec.schemas.response_header;
+        let hv = api.map(|(k, v)| {
+            codec
+                .schemas
+                .response_header_version(k, v)
+                .or_else(|| info.map(|a| a.response_header_version(v)))
+                // A known pairing with an API kwire knows nothing of: assume the common v0.
+                .unwrap_or(0)
+        });
         w.open(
             rest,
             &hs.name,
@@ -151,7 +176,15 @@ pub fn decode_response(frame: &[u8], api: Option<(i16, i16)>) -> Message<'_> {
         };
         let (rest, ()) = w.fields(rest, &hs.fields, hv, hs.is_flexible(hv), TAGS_IN_HEADER)?;
         w.close(rest);
-        body(&mut w, rest, schema, info, m.api_version, &mut m.warnings)
+        body(
+            &mut w,
+            rest,
+            codec,
+            Kind::Response,
+            api,
+            m.name,
+            &mut m.warnings,
+        )
     })();
     finish(&mut m, w, frame, result);
     if let Some(h) = m.tree.child_with_role(0, Role::Header) {
@@ -160,12 +193,21 @@ pub fn decode_response(frame: &[u8], api: Option<(i16, i16)>) -> Message<'_> {
     m
 }
 
+/// The API's name: kwire's table first (stable across jars), else the schema's.
+fn api_name(codec: &Codec, key: Option<i16>) -> Option<&'static str> {
+    let key = key?;
+    let schemas: &'static super::Schemas = codec.schemas;
+    apis::api_name(key).or_else(|| schemas.api_name(key))
+}
+
 fn root_name(
-    schema: Option<&'static MessageSchema>,
+    codec: &Codec,
+    key: Option<i16>,
     info: Option<&'static ApiInfo>,
     kind: Kind,
 ) -> (&'static str, &'static str) {
-    match (schema, info) {
+    let schemas: &'static super::Schemas = codec.schemas;
+    match (key.and_then(|k| schemas.newest(k, kind)), info) {
         (Some(s), _) => (&s.name, "message"),
         (None, Some(a)) => (a.name, kind.as_str()),
         (None, None) => ("Kafka", kind.as_str()),
@@ -214,22 +256,33 @@ fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], Deco
 fn body<'a>(
     w: &mut Walker<'a>,
     rest: &'a [u8],
-    schema: Option<&'static MessageSchema>,
-    info: Option<&'static ApiInfo>,
-    version: Option<i16>,
+    codec: &Codec,
+    kind: Kind,
+    api: Option<(i16, i16)>,
+    name: Option<&'static str>,
     warnings: &mut Vec<String>,
 ) -> Res<'a, Option<usize>> {
-    let Some(s) = schema else {
+    let schemas: &'static super::Schemas = codec.schemas;
+    let Some((key, v)) = api else {
         raw(w, rest, RAW_NO_SCHEMA);
         return Ok((end_of(rest), None));
     };
-    let v = version.unwrap_or(-1);
-    if !s.valid.contains(v) {
-        let api = info.map_or(s.name.as_str(), |a| a.name);
-        warnings.push(format!("{api} v{v} is outside the known range {}", s.valid));
+    let Some(newest) = schemas.newest(key, kind) else {
+        raw(w, rest, RAW_NO_SCHEMA);
+        return Ok((end_of(rest), None));
+    };
+    let Some(s) = schemas.message(key, kind, v) else {
+        let api = name.unwrap_or(newest.name.as_str());
+        let versions = schemas.versions(key, kind);
+        let range = super::schema::Versions {
+            lo: versions.first().copied().unwrap_or(1),
+            hi: versions.last().copied().unwrap_or(0),
+        };
+        warnings.push(format!("{api} v{v} is outside the known range {range}"));
         raw(w, rest, RAW_OUT_OF_RANGE);
         return Ok((end_of(rest), None));
-    }
+    };
+    w.api_key = Some(key);
     let idx = w.open(
         rest,
         &s.name,
@@ -297,9 +350,17 @@ fn finish<'a>(
             // Bytes past the body, or past a size prefix that declared less than the frame holds.
             let tail = frame.get(w.off(after)..).unwrap_or_default();
             if !tail.is_empty() {
-                m.error = Some(w.err(tail, ErrorKind::TrailingBytes(tail.len() as u64)));
-                m.body = None;
-                raw(&mut w, tail, RAW_UNDECODED);
+                if m.body.is_some() && m.error.is_none() {
+                    // The body decoded completely; brokers ignore what follows (contract).
+                    m.trailing = tail.len();
+                    m.warnings
+                        .push(format!("{} bytes after the body", tail.len()));
+                    raw(&mut w, tail, RAW_AFTER_BODY);
+                } else {
+                    m.error = Some(w.err(tail, ErrorKind::TrailingBytes(tail.len() as u64)));
+                    m.body = None;
+                    raw(&mut w, tail, RAW_UNDECODED);
+                }
             }
             w.close(end);
         }

@@ -120,18 +120,32 @@ fn nested_path_in_errors() {
 }
 
 #[test]
-fn trailing_bytes_are_reported() {
+fn trailing_bytes_are_a_warning() {
     let mut f = encode_request(10, 6, 0, Some(""), &json!({"CoordinatorKeys": [""]})).unwrap();
     f.extend_from_slice(&[0xaa, 0xbb]);
     let size = (f.len() - 4) as i32;
     f[..4].copy_from_slice(&size.to_be_bytes());
     let m = decode_request(&f);
-    let e = m.error.expect("trailing bytes");
-    assert_eq!((e.kind, e.offset), (ErrorKind::TrailingBytes(2), 0x13));
-    assert_eq!(m.body, None);
-    // The decoded part and the undecoded rest both stay in the tree.
+    // Brokers ignore bytes after a complete body (contract): the body stays, a warning says so.
+    assert_eq!(m.error, None);
+    assert!(m.body.is_some());
+    assert_eq!(m.trailing, 2);
+    assert_eq!(m.warnings, ["2 bytes after the body"]);
     let last = m.tree.nodes.last().unwrap();
     assert_eq!((last.role, last.offset, last.len), (Role::Raw, 0x13, 2));
+    // A response with bytes left over is never an inference candidate.
+    let mut r = encode_response(
+        10,
+        0,
+        1,
+        &json!({"ErrorCode": 0, "NodeId": 2, "Host": "b2", "Port": 9092}),
+    )
+    .unwrap();
+    assert_eq!(crate::codec::infer_response(&r), Some((10, 0)));
+    r.push(0);
+    let size = (r.len() - 4) as i32;
+    r[..4].copy_from_slice(&size.to_be_bytes());
+    assert_eq!(crate::codec::infer_response(&r), None);
 }
 
 #[test]

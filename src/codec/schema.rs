@@ -154,6 +154,8 @@ pub struct Field {
     pub ignorable: bool,
     pub default: Option<String>,
     pub about: String,
+    /// Credentials: shown as `<redacted N bytes>` unless secrets are asked for.
+    pub secret: bool,
 }
 
 impl Field {
@@ -169,6 +171,8 @@ pub enum SchemaKind {
     Request,
     Response,
     Header,
+    /// A data schema with no API key (`LeaderChangeMessage`, `VotersRecord`, ...).
+    Data,
 }
 
 /// One parsed message schema.
@@ -189,73 +193,95 @@ pub struct SchemaError(pub String);
 
 /// Removes `//` comments outside string literals, so serde_json can read the file.
 pub fn strip_comments(src: &str) -> String {
+    let b = src.as_bytes();
     let mut out = String::with_capacity(src.len());
     let mut in_str = false;
     let mut escaped = false;
-    let mut chars = src.chars().peekable();
-    while let Some(c) = chars.next() {
+    // Copies runs of kept text whole; every split point is an ASCII byte, so the
+    // slices stay on char boundaries.
+    let mut kept_from = 0;
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
         if in_str {
-            out.push(c);
             if escaped {
                 escaped = false;
-            } else if c == '\\' {
+            } else if c == b'\\' {
                 escaped = true;
-            } else if c == '"' {
+            } else if c == b'"' {
                 in_str = false;
             }
-        } else if c == '"' {
+        } else if c == b'"' {
             in_str = true;
-            out.push(c);
-        } else if c == '/' && chars.peek() == Some(&'/') {
-            for d in chars.by_ref() {
-                if d == '\n' {
-                    out.push('\n');
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
+        } else if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            out.push_str(src.get(kept_from..i).unwrap_or_default());
+            // Drop up to (not including) the newline.
+            i = b
+                .iter()
+                .skip(i)
+                .position(|&c| c == b'\n')
+                .map_or(b.len(), |n| i + n);
+            kept_from = i;
+            continue;
         }
+        i += 1;
     }
+    out.push_str(src.get(kept_from..).unwrap_or_default());
     out
 }
 
 impl MessageSchema {
     pub fn parse(src: &str) -> Result<MessageSchema, SchemaError> {
-        let json: Json = serde_json::from_str(&strip_comments(src))
+        // Like Kafka's own reader (Jackson), take the first JSON value and ignore what
+        // follows: kafka-clients 2.8's DescribeProducersRequest.json has a stray `]}`.
+        let stripped = strip_comments(src);
+        let json: Json = serde_json::Deserializer::from_str(&stripped)
+            .into_iter::<Json>()
+            .next()
+            .ok_or_else(|| SchemaError("empty file".into()))?
             .map_err(|e| SchemaError(format!("invalid JSON: {e}")))?;
+        if !json.is_object() {
+            return Err(SchemaError("not a JSON object".into()));
+        }
         let name = str_of(&json, "name")?.to_string();
         let kind = match str_of(&json, "type")? {
             "request" => SchemaKind::Request,
             "response" => SchemaKind::Response,
             "header" => SchemaKind::Header,
+            "data" => SchemaKind::Data,
             other => return Err(SchemaError(format!("{name}: unknown type {other:?}"))),
         };
         let api_key = match json.get("apiKey") {
             Some(k) => Some(
-                k.as_i64()
+                int_of(k)
                     .and_then(|k| i16::try_from(k).ok())
+                    .filter(|k| *k >= 0)
                     .ok_or_else(|| SchemaError(format!("{name}: bad apiKey")))?,
             ),
             None => None,
         };
+        if matches!(kind, SchemaKind::Request | SchemaKind::Response) && api_key.is_none() {
+            return Err(SchemaError(format!(
+                "{name}: a {} needs an apiKey",
+                str_of(&json, "type")?
+            )));
+        }
         let valid = Versions::parse(str_of(&json, "validVersions")?)?;
         let flexible = Versions::parse(
             json.get("flexibleVersions")
                 .and_then(Json::as_str)
                 .unwrap_or("none"),
         )?;
-        let commons = match json.get("commonStructs").and_then(Json::as_array) {
-            Some(list) => list
-                .iter()
-                .map(|s| {
-                    let sname = str_of(s, "name")?.to_string();
-                    Ok((sname, parse_fields(s, &[])?))
-                })
-                .collect::<Result<Vec<_>, SchemaError>>()?,
-            None => Vec::new(),
-        };
-        let fields = parse_fields(&json, &commons)?;
+        let mut commons = Commons::default();
+        if let Some(list) = json.get("commonStructs") {
+            let list = list
+                .as_array()
+                .ok_or_else(|| SchemaError(format!("{name}: commonStructs is not an array")))?;
+            for s in list {
+                commons.raw.push((str_of(s, "name")?, s));
+            }
+        }
+        let fields = parse_fields(&json, &mut commons)
+            .map_err(|e| SchemaError(format!("{name}: {}", e.0)))?;
         Ok(MessageSchema {
             name,
             api_key,
@@ -272,16 +298,55 @@ impl MessageSchema {
     }
 }
 
+/// A number, or a string holding one: Kafka's reader (Jackson) accepts both, and
+/// kafka-clients 3.9's BrokerHeartbeatRequest.json writes `"tag": "0"`.
+fn int_of(j: &Json) -> Option<i64> {
+    match j {
+        Json::Number(n) => n.as_i64(),
+        Json::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
 fn str_of<'j>(json: &'j Json, key: &str) -> Result<&'j str, SchemaError> {
     json.get(key)
         .and_then(Json::as_str)
         .ok_or_else(|| SchemaError(format!("missing string {key:?}")))
 }
 
-fn parse_fields(
-    parent: &Json,
-    commons: &[(String, Vec<Field>)],
-) -> Result<Vec<Field>, SchemaError> {
+/// The file's `commonStructs`: raw until first used, then parsed once.
+#[derive(Default)]
+struct Commons<'j> {
+    raw: Vec<(&'j str, &'j Json)>,
+    parsed: Vec<(String, Vec<Field>)>,
+    /// Names being parsed, to refuse a struct that contains itself.
+    stack: Vec<String>,
+}
+
+impl Commons<'_> {
+    fn resolve(&mut self, elem: &str) -> Result<Vec<Field>, SchemaError> {
+        if let Some((_, fs)) = self.parsed.iter().find(|(n, _)| n == elem) {
+            return Ok(fs.clone());
+        }
+        if self.stack.iter().any(|n| n == elem) {
+            return Err(SchemaError(format!("struct {elem} contains itself")));
+        }
+        let raw = self
+            .raw
+            .iter()
+            .find(|(n, _)| *n == elem)
+            .map(|(_, j)| *j)
+            .ok_or_else(|| SchemaError(format!("unknown struct type {elem}")))?;
+        self.stack.push(elem.to_string());
+        let fields = parse_fields(raw, self);
+        self.stack.pop();
+        let fields = fields?;
+        self.parsed.push((elem.to_string(), fields.clone()));
+        Ok(fields)
+    }
+}
+
+fn parse_fields(parent: &Json, commons: &mut Commons<'_>) -> Result<Vec<Field>, SchemaError> {
     let Some(list) = parent.get("fields") else {
         return Ok(Vec::new());
     };
@@ -291,7 +356,15 @@ fn parse_fields(
     list.iter().map(|f| parse_field(f, commons)).collect()
 }
 
-fn parse_field(f: &Json, commons: &[(String, Vec<Field>)]) -> Result<Field, SchemaError> {
+/// Field names that hold credentials (the contract's "Secrets"); `AuthBytes` is SaslAuthenticate's.
+fn is_secret_name(name: &str) -> bool {
+    name == "AuthBytes"
+        || ["Password", "Secret", "Salt", "Hmac"]
+            .iter()
+            .any(|w| name.contains(w))
+}
+
+fn parse_field(f: &Json, commons: &mut Commons<'_>) -> Result<Field, SchemaError> {
     let name = str_of(f, "name")?.to_string();
     let type_name = str_of(f, "type")?.to_string();
     let opt_versions = |key: &str| -> Result<Versions, SchemaError> {
@@ -304,7 +377,7 @@ fn parse_field(f: &Json, commons: &[(String, Vec<Field>)]) -> Result<Field, Sche
     let nullable = opt_versions("nullableVersions")?;
     let tag = match f.get("tag") {
         Some(t) => Some(
-            t.as_u64()
+            int_of(t)
                 .and_then(|t| u32::try_from(t).ok())
                 .ok_or_else(|| SchemaError(format!("{name}: bad tag")))?,
         ),
@@ -320,17 +393,15 @@ fn parse_field(f: &Json, commons: &[(String, Vec<Field>)]) -> Result<Field, Sche
         Some(s) => Some(Versions::parse(s)?),
         None => None,
     };
-    let struct_fields = || -> Result<Vec<Field>, SchemaError> {
-        let own = parse_fields(f, commons)?;
-        if !own.is_empty() {
-            return Ok(own);
+    let elem = type_name.trim_start_matches("[]");
+    let mut struct_fields = || -> Result<Vec<Field>, SchemaError> {
+        // Inline fields define the struct; a bare type name refers to a common struct.
+        if f.get("fields").is_some() {
+            return parse_fields(f, commons);
         }
-        let elem = type_name.trim_start_matches("[]");
         commons
-            .iter()
-            .find(|(n, _)| n == elem)
-            .map(|(_, fs)| fs.clone())
-            .ok_or_else(|| SchemaError(format!("{name}: unknown struct type {elem}")))
+            .resolve(elem)
+            .map_err(|e| SchemaError(format!("{name}: {}", e.0)))
     };
     let (ty, elem_name) = if let Some(elem) = type_name.strip_prefix("[]") {
         match Prim::parse(elem) {
@@ -350,6 +421,7 @@ fn parse_field(f: &Json, commons: &[(String, Vec<Field>)]) -> Result<Field, Sche
         _ => None,
     };
     Ok(Field {
+        secret: is_secret_name(&name),
         name,
         type_name,
         elem_name,
@@ -402,8 +474,40 @@ mod tests {
     }
 
     #[test]
+    fn nested_common_structs_and_trailing_junk() {
+        // B refers to C, declared after it; the stray `]}` is what kafka-clients 2.8 ships.
+        let src = r#"{"name":"X","type":"response","apiKey":1,"validVersions":"0","fields":[
+            {"name":"A","type":"B","versions":"0+","nullableVersions":"0+"}],
+            "commonStructs":[{"name":"B","versions":"0+","fields":[
+            {"name":"Cs","type":"[]C","versions":"0+"}]},
+            {"name":"C","versions":"0+","fields":[{"name":"Hmac","type":"bytes","versions":"0+"}]}]}
+            ]}"#;
+        let s = MessageSchema::parse(src).unwrap();
+        let FieldType::Struct(b) = &s.fields[0].ty else {
+            panic!()
+        };
+        let FieldType::ArrayOfStruct(c) = &b[0].ty else {
+            panic!()
+        };
+        assert!(c[0].secret && !s.fields[0].secret);
+        let cyclic = r#"{"name":"X","type":"data","validVersions":"0","fields":[
+            {"name":"A","type":"B","versions":"0+"}],
+            "commonStructs":[{"name":"B","versions":"0+","fields":[{"name":"A","type":"B","versions":"0+"}]}]}"#;
+        assert!(
+            MessageSchema::parse(cyclic)
+                .unwrap_err()
+                .0
+                .contains("contains itself")
+        );
+        assert!(MessageSchema::parse("[1]").is_err());
+        assert!(
+            MessageSchema::parse(r#"{"name":"X","type":"request","validVersions":"0"}"#).is_err()
+        );
+    }
+
+    #[test]
     fn common_structs_resolve() {
-        let src = r#"{"name":"X","type":"request","validVersions":"0","fields":[
+        let src = r#"{"name":"X","type":"request","apiKey":0,"validVersions":"0","fields":[
             {"name":"A","type":"[]S","versions":"0+"}],
             "commonStructs":[{"name":"S","versions":"0+","fields":[
             {"name":"B","type":"int8","versions":"0+"}]}]}"#;

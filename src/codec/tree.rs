@@ -173,6 +173,79 @@ impl<'a> Tree<'a> {
     }
 }
 
+impl<'a> Tree<'a> {
+    /// Every error code under node `i` at any depth (fields named `ErrorCode` or
+    /// `…ErrorCode`), with the field's name, in wire order.
+    pub fn error_codes(&self, i: usize) -> Vec<(&'static str, i64)> {
+        let end = self.nodes.get(i).map_or(0, |n| n.next as usize);
+        self.nodes
+            .get(i + 1..end)
+            .unwrap_or_default()
+            .iter()
+            .filter(|n| n.role == Role::Field && n.name.ends_with("ErrorCode"))
+            .filter_map(|n| match n.value {
+                Value::Int(c) => Some((n.name, c)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The scalar fields directly under node `i` (known tagged ones too), in wire
+    /// order: what a generic one-line summary can show.
+    pub fn scalars(&self, i: usize) -> Vec<(&'static str, Value<'a>)> {
+        let mut out = Vec::new();
+        for c in self.children(i) {
+            let Some(n) = self.nodes.get(c) else { continue };
+            let field = match n.role {
+                Role::Field => Some(n),
+                Role::TaggedFields => {
+                    for t in self.children(c) {
+                        if let Some(f) = self
+                            .child_with_role(t, Role::Field)
+                            .and_then(|f| self.nodes.get(f))
+                            .filter(|f| is_scalar(f.value))
+                        {
+                            out.push((f.name, f.value));
+                        }
+                    }
+                    None
+                }
+                _ => None,
+            };
+            if let Some(f) = field.filter(|f| is_scalar(f.value)) {
+                out.push((f.name, f.value));
+            }
+        }
+        out
+    }
+}
+
+impl Tree<'_> {
+    /// The wire bytes of every redacted value (offset from the size prefix, length): what a
+    /// view showing raw bytes (a hex pane) must mask too.
+    pub fn redacted_ranges(&self) -> Vec<(usize, usize)> {
+        self.nodes
+            .iter()
+            .filter_map(|n| match n.value {
+                Value::Str(Some(s)) => {
+                    let hidden = super::redact::redacted_len(s)?;
+                    // The value is the node's last bytes, after its length prefix.
+                    let end = n.offset as usize + n.len as usize;
+                    Some((end.checked_sub(hidden)?, hidden))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+fn is_scalar(v: Value<'_>) -> bool {
+    matches!(
+        v,
+        Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Uuid(_) | Value::Str(_)
+    )
+}
+
 /// Iterator over a node's direct children.
 pub struct Children<'t, 'a> {
     tree: &'t Tree<'a>,

@@ -82,10 +82,10 @@ fn details(m: &Message<'_>) -> String {
             _ => String::new(),
         };
     };
-    let mut d = m
-        .api_key
-        .and_then(apis::get)
-        .map_or_else(String::new, |api| (api.details)(m.kind, &m.tree, body));
+    let mut d = match m.api_key.and_then(apis::get) {
+        Some(api) => (api.details)(m.kind, &m.tree, body),
+        None => apis::generic::details(m.kind, &m.tree, body, m.client_id),
+    };
     let records = super::records::summary(&m.tree);
     if !records.is_empty() {
         if !d.is_empty() {

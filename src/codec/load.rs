@@ -1,0 +1,615 @@
+//! Kafka's own message schemas, loaded at run time from kafka-clients jars or
+//! directories, merged into one [`Schemas`] set with kwire's built-in ones.
+//!
+//! Merging: for each API, direction and version, the definition with the highest
+//! `validVersions` wins (a newer Kafka), then the source given first; versions only
+//! an older jar still has (Produce v0–2 after Kafka 4.0) keep decoding from it.
+//! Vote and FindCoordinator stay built in unless a loaded schema covers more versions.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
+use super::schema::{MessageSchema, SchemaKind};
+use crate::proto::Kind;
+use crate::proto::apis::{API_VERSIONS, CONTROLLED_SHUTDOWN};
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The most bytes read from one schema file: Kafka's largest is under 40 KB.
+const MAX_FILE: u64 = 4 << 20;
+/// The most schema files read from one source.
+const MAX_FILES: usize = 4096;
+
+/// Every schema kwire can decode with: the built-in headers, plus per API key
+/// the request and response definitions in priority order.
+#[derive(Debug, Default)]
+pub struct Schemas {
+    pub request_header: MessageSchema,
+    pub response_header: MessageSchema,
+    apis: BTreeMap<i16, Api>,
+    /// Data schemas (`LeaderChangeMessage`, `VotersRecord`, ...), by name, highest version first.
+    data: Vec<MessageSchema>,
+    /// What was loaded, one entry per source.
+    sources: Vec<String>,
+}
+
+#[derive(Debug, Default)]
+struct Api {
+    requests: Vec<MessageSchema>,
+    responses: Vec<MessageSchema>,
+    /// Whether the definitions are kwire's built-in ones.
+    builtin: bool,
+}
+
+impl Api {
+    fn list(&self, kind: Kind) -> &[MessageSchema] {
+        match kind {
+            Kind::Request => &self.requests,
+            Kind::Response => &self.responses,
+        }
+    }
+}
+
+/// How many versions a set of definitions covers.
+fn coverage(list: &[MessageSchema]) -> usize {
+    let mut n = 0usize;
+    for v in 0..=list.iter().map(|s| s.valid.hi).max().unwrap_or(-1) {
+        n += usize::from(list.iter().any(|s| s.valid.contains(v)));
+    }
+    n
+}
+
+impl Default for MessageSchema {
+    fn default() -> Self {
+        MessageSchema {
+            name: String::new(),
+            api_key: None,
+            kind: SchemaKind::Header,
+            valid: super::schema::Versions::NONE,
+            flexible: super::schema::Versions::NONE,
+            fields: Vec::new(),
+        }
+    }
+}
+
+impl Schemas {
+    /// Only kwire's built-in schemas: the headers, Vote and FindCoordinator.
+    pub fn builtin() -> Schemas {
+        let r = super::registry();
+        let mut s = Schemas {
+            request_header: r.request_header.clone(),
+            response_header: r.response_header.clone(),
+            ..Schemas::default()
+        };
+        for m in &r.messages {
+            if let Some(key) = m.api_key {
+                let api = s.apis.entry(key).or_default();
+                api.builtin = true;
+                match m.kind {
+                    SchemaKind::Request => api.requests.push(m.clone()),
+                    SchemaKind::Response => api.responses.push(m.clone()),
+                    _ => {}
+                }
+            }
+        }
+        s
+    }
+
+    /// Adds parsed schemas from one source (lower priority than those added before,
+    /// for a version both define with the same `validVersions` top).
+    pub fn add(&mut self, label: &str, schemas: Vec<MessageSchema>) {
+        let mut loaded: BTreeMap<i16, Api> = BTreeMap::new();
+        for m in schemas {
+            match (m.kind, m.api_key) {
+                (SchemaKind::Request, Some(k)) => loaded.entry(k).or_default().requests.push(m),
+                (SchemaKind::Response, Some(k)) => loaded.entry(k).or_default().responses.push(m),
+                (SchemaKind::Data, _) => self.data.push(m),
+                // Headers stay kwire's own: their field names are part of the output.
+                _ => {}
+            }
+        }
+        for (key, new) in loaded {
+            let api = self.apis.entry(key).or_default();
+            if api.builtin {
+                // A built-in definition gives way only to one covering more versions.
+                let wins = |old: &[MessageSchema], new: &[MessageSchema]| {
+                    new.iter()
+                        .any(|n| coverage(std::slice::from_ref(n)) > coverage(old))
+                };
+                if wins(&api.requests, &new.requests) || wins(&api.responses, &new.responses) {
+                    *api = Api::default();
+                } else {
+                    continue;
+                }
+            }
+            api.requests.extend(new.requests);
+            api.responses.extend(new.responses);
+            // Stable: among equal tops, the source added first keeps priority.
+            api.requests.sort_by_key(|s| std::cmp::Reverse(s.valid.hi));
+            api.responses.sort_by_key(|s| std::cmp::Reverse(s.valid.hi));
+        }
+        self.data.sort_by_key(|s| std::cmp::Reverse(s.valid.hi));
+        self.sources.push(label.to_string());
+    }
+
+    /// The definition of `key` in direction `kind` that covers `version`.
+    pub fn message(&self, key: i16, kind: Kind, version: i16) -> Option<&MessageSchema> {
+        self.apis
+            .get(&key)?
+            .list(kind)
+            .iter()
+            .find(|s| s.valid.contains(version))
+    }
+
+    /// The newest definition of `key` in direction `kind`, whatever the version.
+    pub fn newest(&self, key: i16, kind: Kind) -> Option<&MessageSchema> {
+        self.apis.get(&key)?.list(kind).first()
+    }
+
+    /// A data schema (no API key) by name, e.g. `"LeaderChangeMessage"`.
+    pub fn data(&self, name: &str) -> Option<&MessageSchema> {
+        self.data.iter().find(|s| s.name == name)
+    }
+
+    /// Every version of `key` that some definition covers, in direction `kind`.
+    pub fn versions(&self, key: i16, kind: Kind) -> Vec<i16> {
+        let Some(api) = self.apis.get(&key) else {
+            return Vec::new();
+        };
+        let list = api.list(kind);
+        let top = list.iter().map(|s| s.valid.hi).max().unwrap_or(-1);
+        (0..=top)
+            .filter(|v| list.iter().any(|s| s.valid.contains(*v)))
+            .collect()
+    }
+
+    /// API keys with at least one definition.
+    pub fn api_keys(&self) -> impl Iterator<Item = i16> + '_ {
+        self.apis.keys().copied()
+    }
+
+    /// Every (key, version) with a response definition: the candidates for inference.
+    pub fn response_candidates(&self) -> impl Iterator<Item = (i16, i16)> + '_ {
+        self.apis.keys().flat_map(move |&k| {
+            self.versions(k, Kind::Response)
+                .into_iter()
+                .map(move |v| (k, v))
+        })
+    }
+
+    /// Kafka's name for the API (`"Produce"`), from its schema.
+    pub fn api_name(&self, key: i16) -> Option<&str> {
+        if let Some(s) = self.newest(key, Kind::Request) {
+            return Some(s.name.strip_suffix("Request").unwrap_or(&s.name));
+        }
+        let s = self.newest(key, Kind::Response)?;
+        Some(s.name.strip_suffix("Response").unwrap_or(&s.name))
+    }
+
+    /// Whether `version` of `key` is flexible, if some definition says.
+    pub fn is_flexible(&self, key: i16, version: i16) -> Option<bool> {
+        self.message(key, Kind::Request, version)
+            .or_else(|| self.message(key, Kind::Response, version))
+            .map(|s| s.is_flexible(version))
+    }
+
+    /// Request header version: 2 when flexible, else 1; ControlledShutdown v0 has 0.
+    pub fn request_header_version(&self, key: i16, version: i16) -> Option<i16> {
+        let flexible = self.is_flexible(key, version)?;
+        Some(if key == CONTROLLED_SHUTDOWN && version == 0 {
+            0
+        } else if flexible {
+            2
+        } else {
+            1
+        })
+    }
+
+    /// Response header version: 1 when flexible, else 0; ApiVersions always has 0, so
+    /// that a client that does not yet know the broker's versions can read it.
+    pub fn response_header_version(&self, key: i16, version: i16) -> Option<i16> {
+        let flexible = self.is_flexible(key, version)?;
+        Some(if key == API_VERSIONS || !flexible {
+            0
+        } else {
+            1
+        })
+    }
+
+    /// The sources loaded, as given.
+    pub fn sources(&self) -> &[String] {
+        &self.sources
+    }
+
+    /// Number of APIs with a request or response definition.
+    pub fn api_count(&self) -> usize {
+        self.apis.len()
+    }
+
+    /// Makes the set live as long as the process, as decoded trees borrow names from it.
+    pub fn leak(self) -> &'static Schemas {
+        Box::leak(Box::new(self))
+    }
+}
+
+/// The result of loading: the merged set, one line saying what was loaded, and one
+/// line per file or source that was skipped.
+#[derive(Debug)]
+pub struct Loaded {
+    pub schemas: Schemas,
+    pub description: String,
+    pub problems: Vec<String>,
+}
+
+/// Reads every `*.json` schema from a jar (its `common/message/`), a directory (or
+/// its `common/message/`), or one `.json` file.
+/// Returns the schemas and one line per file that could not be used.
+pub fn read_source(path: &Path) -> Result<(Vec<MessageSchema>, Vec<String>), String> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: {e}"))?;
+    let files = if meta.is_dir() {
+        read_dir(path)?
+    } else if path.extension().is_some_and(|x| x == "json") {
+        // One schema file on its own.
+        let name = path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let text = std::fs::File::open(path)
+            .map_err(|e| e.to_string())
+            .and_then(read_capped);
+        vec![(name, text)]
+    } else {
+        read_jar(path)?
+    };
+    let mut schemas = Vec::with_capacity(files.len());
+    let mut problems = Vec::new();
+    for (name, text) in files {
+        match text
+            .map_err(|e| e.to_string())
+            .and_then(|t| MessageSchema::parse(&t).map_err(|e| e.0))
+        {
+            Ok(s) => schemas.push(s),
+            Err(e) => problems.push(format!("{shown}: skipped {name}: {e}")),
+        }
+    }
+    if schemas.is_empty() {
+        return Err(format!("{shown}: no Kafka message schemas in it"));
+    }
+    Ok((schemas, problems))
+}
+
+type Files = Vec<(String, Result<String, String>)>;
+
+fn read_capped(r: impl Read) -> Result<String, String> {
+    let mut s = String::with_capacity(64 << 10);
+    let mut r = r.take(MAX_FILE + 1);
+    r.read_to_string(&mut s).map_err(|e| e.to_string())?;
+    if s.len() as u64 > MAX_FILE {
+        return Err(format!("larger than {MAX_FILE} bytes"));
+    }
+    Ok(s)
+}
+
+/// The largest jar read: kafka-clients is about 11 MB.
+const MAX_JAR: u64 = 256 << 20;
+
+fn read_jar(path: &Path) -> Result<Files, String> {
+    let shown = path.display();
+    // Read whole: the zip index seeks a lot, and memory is faster than the file.
+    let file = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_JAR + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{shown}: {e}"))?;
+    if bytes.len() as u64 > MAX_JAR {
+        return Err(format!("{shown}: larger than {MAX_JAR} bytes"));
+    }
+    // A jar starts at offset 0; not searching for an embedded archive saves time.
+    let config = zip::read::Config {
+        archive_offset: zip::read::ArchiveOffset::Known(0),
+    };
+    let mut zip = zip::ZipArchive::with_config(config, std::io::Cursor::new(bytes))
+        .map_err(|e| format!("{shown}: not a jar or directory ({e})"))?;
+    let names: Vec<String> = zip
+        .file_names()
+        .filter(|n| {
+            n.strip_prefix("common/message/")
+                .is_some_and(|n| n.ends_with(".json") && !n.contains('/'))
+        })
+        .take(MAX_FILES)
+        .map(str::to_string)
+        .collect();
+    let mut out = Vec::with_capacity(names.len());
+    for name in names {
+        let short = name.trim_start_matches("common/message/").to_string();
+        let entry = match zip.by_name(&name) {
+            Ok(e) => e,
+            Err(e) => {
+                out.push((short, Err(e.to_string())));
+                continue;
+            }
+        };
+        out.push((short, read_capped(entry)));
+    }
+    Ok(out)
+}
+
+fn read_dir(path: &Path) -> Result<Files, String> {
+    let shown = path.display();
+    // An unpacked jar or a Kafka source tree: look in common/message/ too.
+    let nested = path.join("common/message");
+    let dir = if nested.is_dir() {
+        nested
+    } else {
+        path.to_path_buf()
+    };
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{shown}: {e}"))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+        .take(MAX_FILES)
+        .collect();
+    names.sort();
+    Ok(names
+        .into_iter()
+        .map(|p| {
+            let name = p
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            let text = std::fs::File::open(&p)
+                .map_err(|e| e.to_string())
+                .and_then(read_capped);
+            (name, text)
+        })
+        .collect())
+}
+
+/// Where schemas come from, in the contract's order.
+#[derive(Clone, Debug, Default)]
+pub struct Search {
+    /// `--schemas` paths, in the order given.
+    pub explicit: Vec<PathBuf>,
+    /// `KWIRE_SCHEMAS`: `:`-separated; set but empty turns discovery off.
+    pub env: Option<OsString>,
+    /// `$KAFKA_HOME`.
+    pub kafka_home: Option<PathBuf>,
+    /// The home directory, for `~/.m2/repository`.
+    pub home: Option<PathBuf>,
+}
+
+impl Search {
+    /// The search as the process environment describes it, plus `--schemas` paths.
+    pub fn from_env(explicit: Vec<PathBuf>) -> Search {
+        Search {
+            explicit,
+            env: std::env::var_os("KWIRE_SCHEMAS"),
+            kafka_home: std::env::var_os("KAFKA_HOME").map(PathBuf::from),
+            home: std::env::var_os("HOME").map(PathBuf::from),
+        }
+    }
+
+    /// The paths to load, in priority order, and whether they were discovered.
+    /// `--schemas` wins over `KWIRE_SCHEMAS`; without either, kafka-clients jars in
+    /// `$KAFKA_HOME/libs/` and `~/.m2/repository/org/apache/kafka/kafka-clients/*/`,
+    /// newest version first.
+    pub fn paths(&self) -> (Vec<PathBuf>, bool) {
+        if !self.explicit.is_empty() {
+            return (self.explicit.clone(), false);
+        }
+        if let Some(env) = &self.env {
+            return (
+                std::env::split_paths(env)
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .collect(),
+                false,
+            );
+        }
+        let mut jars: Vec<(Vec<u64>, PathBuf)> = Vec::new();
+        let mut add = |dir: &Path| {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                let name = e.file_name().to_string_lossy().into_owned();
+                if let Some(v) = name
+                    .strip_prefix("kafka-clients-")
+                    .and_then(|n| n.strip_suffix(".jar"))
+                {
+                    // Sources and javadoc jars hold no schemas.
+                    if !v.ends_with("-sources") && !v.ends_with("-javadoc") && !v.ends_with("-test")
+                    {
+                        jars.push((version_key(v), p));
+                    }
+                }
+            }
+        };
+        if let Some(home) = &self.kafka_home {
+            add(&home.join("libs"));
+        }
+        if let Some(home) = &self.home {
+            let repo = home.join(".m2/repository/org/apache/kafka/kafka-clients");
+            if let Ok(entries) = std::fs::read_dir(&repo) {
+                let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+                dirs.sort();
+                for d in dirs {
+                    add(&d);
+                }
+            }
+        }
+        // Newest first; one jar per version (KAFKA_HOME's copy if both have it).
+        jars.sort_by(|a, b| b.0.cmp(&a.0));
+        jars.dedup_by(|a, b| a.0 == b.0);
+        (jars.into_iter().map(|(_, p)| p).collect(), true)
+    }
+
+    /// Loads every path in priority order. A source that cannot be read is one line in
+    /// `problems` and is skipped; so is each file in it that is not a Kafka schema.
+    pub fn load(&self) -> Loaded {
+        let (paths, discovered) = self.paths();
+        let mut schemas = Schemas::builtin();
+        let mut problems = Vec::new();
+        let mut names = Vec::new();
+        for p in &paths {
+            match read_source(p) {
+                Ok((list, skipped)) => {
+                    problems.extend(skipped);
+                    schemas.add(&p.display().to_string(), list);
+                    names.push(p.display().to_string());
+                }
+                Err(e) => problems.push(e),
+            }
+        }
+        let description = if names.is_empty() {
+            let why = if discovered {
+                "no kafka-clients jar found in $KAFKA_HOME/libs or ~/.m2"
+            } else if paths.is_empty() {
+                "KWIRE_SCHEMAS is empty"
+            } else {
+                "none of the given paths could be read"
+            };
+            format!(
+                "kwire: no Kafka schemas loaded ({why}); only Vote and FindCoordinator bodies are decoded; see --schemas"
+            )
+        } else {
+            format!(
+                "kwire: Kafka schemas from {} ({} APIs)",
+                names.join(", "),
+                schemas.api_count()
+            )
+        };
+        Loaded {
+            schemas,
+            description,
+            problems,
+        }
+    }
+}
+
+/// Orders versions like `4.4.0`, `3.9.1`, `3.10.0-rc1` numerically by their numeric parts.
+fn version_key(v: &str) -> Vec<u64> {
+    v.split(['.', '-'])
+        .map_while(|p| p.parse::<u64>().ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(name: &str, key: i16, valid: &str, extra_field: &str) -> MessageSchema {
+        MessageSchema::parse(&format!(
+            r#"{{"apiKey":{key},"type":"request","name":"{name}Request","validVersions":"{valid}",
+            "flexibleVersions":"none","fields":[{{"name":"{extra_field}","type":"int8","versions":"0+"}}]}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn newest_definition_wins_and_removed_versions_stay() {
+        let mut s = Schemas::builtin();
+        s.add("new", vec![req("Produce", 0, "3-13", "New")]);
+        s.add("old", vec![req("Produce", 0, "0-11", "Old")]);
+        assert_eq!(
+            s.message(0, Kind::Request, 2).unwrap().fields[0].name,
+            "Old"
+        );
+        assert_eq!(
+            s.message(0, Kind::Request, 5).unwrap().fields[0].name,
+            "New"
+        );
+        assert!(s.message(0, Kind::Request, 14).is_none());
+        assert_eq!(s.versions(0, Kind::Request), (0..=13).collect::<Vec<_>>());
+        assert_eq!(s.api_name(0), Some("Produce"));
+        // Same top: the source added first keeps the version.
+        s.add("later", vec![req("Produce", 0, "0-13", "Later")]);
+        assert_eq!(
+            s.message(0, Kind::Request, 5).unwrap().fields[0].name,
+            "New"
+        );
+        assert_eq!(
+            s.message(0, Kind::Request, 1).unwrap().fields[0].name,
+            "Later"
+        );
+    }
+
+    #[test]
+    fn builtin_gives_way_only_to_more_versions() {
+        let mut s = Schemas::builtin();
+        s.add("same", vec![req("Vote", 52, "0-2", "Loaded")]);
+        assert_ne!(
+            s.message(52, Kind::Request, 1).unwrap().fields[0].name,
+            "Loaded"
+        );
+        s.add("more", vec![req("Vote", 52, "0-3", "Loaded")]);
+        assert_eq!(
+            s.message(52, Kind::Request, 1).unwrap().fields[0].name,
+            "Loaded"
+        );
+    }
+
+    #[test]
+    fn versions_order_numerically() {
+        let mut v = vec!["3.9.1", "4.4.0", "3.10.0", "2.8.2"];
+        v.sort_by_key(|s| std::cmp::Reverse(version_key(s)));
+        assert_eq!(v, ["4.4.0", "3.10.0", "3.9.1", "2.8.2"]);
+    }
+
+    #[test]
+    fn broken_and_foreign_files_are_one_line_each() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("VoteRequest.json"),
+            include_str!("schemas/VoteRequest.json"),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("package.json"),
+            r#"{"name": "x", "version": "1"}"#,
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("Broken.json"), "{ \"name\": ").unwrap();
+        std::fs::write(dir.path().join("README.md"), "not json").unwrap();
+        let (list, problems) = read_source(dir.path()).unwrap();
+        assert_eq!(list.len(), 1);
+        assert_eq!(
+            read_source(&dir.path().join("VoteRequest.json"))
+                .unwrap()
+                .0
+                .len(),
+            1
+        );
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems.iter().all(|p| !p.contains('\n')));
+        let not_a_jar = dir.path().join("x.jar");
+        std::fs::write(&not_a_jar, "PK nope").unwrap();
+        assert!(read_source(&not_a_jar).unwrap_err().contains("not a jar"));
+        let search = Search {
+            explicit: vec![not_a_jar, dir.path().to_path_buf()],
+            ..Search::default()
+        };
+        let loaded = search.load();
+        assert_eq!(loaded.problems.len(), 3);
+        assert!(
+            loaded.description.contains("Kafka schemas from"),
+            "{}",
+            loaded.description
+        );
+    }
+
+    #[test]
+    fn empty_env_turns_discovery_off() {
+        let s = Search {
+            env: Some(OsString::new()),
+            home: Some(PathBuf::from("/nonexistent")),
+            ..Search::default()
+        };
+        assert_eq!(s.paths(), (vec![], false));
+        let loaded = s.load();
+        assert!(loaded.description.contains("KWIRE_SCHEMAS is empty"));
+        assert_eq!(loaded.schemas.api_count(), 2);
+    }
+}
