@@ -5,7 +5,7 @@ use std::io::Write;
 
 /// Writes the body object rooted at node `i` (the Body node) as JSON.
 pub fn write_body(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize) {
-    write_object(out, tree, i);
+    write_object(out, tree, i, false);
 }
 
 /// The body as a `serde_json::Value`, for tests and tools.
@@ -15,22 +15,30 @@ pub fn body_value(tree: &Tree<'_>, i: usize) -> serde_json::Value {
     serde_json::from_slice(&out).unwrap_or(serde_json::Value::Null)
 }
 
+/// The body with `records` fields as the hex of their bytes, as the encoder
+/// takes them: for writing a message back to its wire bytes.
+pub fn body_value_wire(tree: &Tree<'_>, i: usize) -> serde_json::Value {
+    let mut out = Vec::new();
+    write_object(&mut out, tree, i, true);
+    serde_json::from_slice(&out).unwrap_or(serde_json::Value::Null)
+}
+
 /// Writes the fields under node `i` as an object, known tagged fields by name
 /// and unknown ones under `_unknown_tagged_fields`.
-fn write_object(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize) {
+fn write_object(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, raw: bool) {
     out.push(b'{');
     let mut first = true;
     let mut unknown = Vec::new();
     for c in tree.children(i) {
         let Some(n) = tree.nodes.get(c) else { continue };
         match n.role {
-            Role::Field => member(out, tree, c, &mut first),
+            Role::Field => member(out, tree, c, &mut first, raw),
             Role::TaggedFields => {
                 for t in tree.children(c) {
                     match tree.nodes.get(t).map(|n| (n.role, n.value)) {
                         Some((Role::Tagged(_), _)) => {
                             if let Some(f) = tree.child_with_role(t, Role::Field) {
-                                member(out, tree, f, &mut first);
+                                member(out, tree, f, &mut first, raw);
                             }
                         }
                         Some((Role::UnknownTagged(tag), Value::Bytes(Some(data)))) => {
@@ -61,7 +69,7 @@ fn write_object(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize) {
     out.push(b'}');
 }
 
-fn member(out: &mut Vec<u8>, tree: &Tree<'_>, c: usize, first: &mut bool) {
+fn member(out: &mut Vec<u8>, tree: &Tree<'_>, c: usize, first: &mut bool, raw: bool) {
     let Some(n) = tree.nodes.get(c) else { return };
     if !*first {
         out.push(b',');
@@ -69,18 +77,18 @@ fn member(out: &mut Vec<u8>, tree: &Tree<'_>, c: usize, first: &mut bool) {
     *first = false;
     string(out, n.name);
     out.push(b':');
-    write_value(out, tree, c);
+    write_value(out, tree, c, raw);
 }
 
-fn write_value(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize) {
+fn write_value(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, raw: bool) {
     let Some(n) = tree.nodes.get(i) else { return };
-    if super::records::is_records(n) {
+    if !raw && super::records::is_records(n) {
         let data = super::records::data(n);
         crate::records::json::write(out, data, &crate::records::Options::current());
         return;
     }
     match n.value {
-        Value::None => write_object(out, tree, i),
+        Value::None => write_object(out, tree, i, raw),
         Value::Array(None) => out.extend_from_slice(b"null"),
         Value::Array(Some(_)) => {
             out.push(b'[');
@@ -91,7 +99,7 @@ fn write_value(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize) {
                         out.push(b',');
                     }
                     first = false;
-                    write_value(out, tree, c);
+                    write_value(out, tree, c, raw);
                 }
             }
             out.push(b']');
