@@ -60,6 +60,9 @@ pub struct Record<'a> {
     pub warnings: Vec<String>,
     pub msg: Message<'a>,
     pub version_source: Option<VersionSource>,
+    /// Index of the input file whose packet carried the message's last byte
+    /// (0 when a single input is read).
+    pub file: u32,
 }
 
 impl Record<'_> {
@@ -88,6 +91,7 @@ pub fn dissect<'a>(f: &KafkaMessage<'a>, first_ts_ns: i64) -> Record<'a> {
         warnings: f.warnings.clone(),
         msg,
         version_source,
+        file: 0,
     }
 }
 

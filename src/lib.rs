@@ -12,6 +12,42 @@
 //! [`LiveOptions`]), [`run`] it with a [`Config`] (or [`run_with`] and your own
 //! [`Hooks`]), and print each [`Record`] with a [`Printer`], feed it to an [`Analyzer`],
 //! or browse a capture with [`run_tui`].
+//!
+//! # Example: who granted a KRaft vote
+//!
+//! Each [`Record`] is one Kafka message; its `msg.tree` holds the decoded fields by
+//! their schema names. Vote is API key 52, and each partition of a Vote response says
+//! whether the vote was granted (`examples/library.rs` is the same as a program).
+//!
+//! ```
+//! use kwire::{Config, End, Kind, Source};
+//! use std::ops::ControlFlow;
+//!
+//! # fn main() -> Result<(), kwire::CaptureError> {
+//! let mut source = Source::open_file("captures/kraft-initial-election.pcap")?;
+//! let mut grants = 0;
+//! let (stats, end) = kwire::run(&mut source, Config::default(), &mut |r| {
+//!     if r.msg.api_key == Some(52) && r.msg.kind == Kind::Response {
+//!         let t = &r.msg.tree;
+//!         for topic in r.msg.body.map(|b| t.elements(b, "Topics")).unwrap_or_default() {
+//!             for p in t.elements(topic, "Partitions") {
+//!                 if t.bool(p, "VoteGranted") == Some(true) {
+//!                     let epoch = t.int(p, "LeaderEpoch").unwrap_or(-1);
+//!                     println!("packet {}: {} granted {} (epoch {epoch})", r.packet, r.src, r.dst);
+//!                     grants += 1;
+//!                 }
+//!             }
+//!         }
+//!     }
+//!     ControlFlow::Continue(())
+//! });
+//! if let End::Damaged(e) = end {
+//!     return Err(e);
+//! }
+//! assert!(grants > 0 && stats.packets > 0);
+//! # Ok(())
+//! # }
+//! ```
 #![forbid(unsafe_code)]
 
 // Internal stages: public only with the `testkit` feature (tests, examples, fuzz
@@ -96,10 +132,11 @@ pub use analysis::{
     to_json as analysis_json,
 };
 /// Packet sources: capture files and live interfaces.
-pub use capture::{CaptureError, LiveOptions, Source};
+pub use capture::{CaptureError, LiveOptions, Packet, Source};
 /// Kafka's message schemas, loaded from kafka-clients jars, and the process-wide codec.
 pub use codec::{Codec, DecodeOptions, Loaded, Schemas, Search, install as install_codec};
-/// One decoded Kafka message.
+/// One decoded Kafka message, and its value tree (a [`Record`]'s `msg`).
+pub use codec::{Kind, Message, Tree};
 pub use dissect::{Record, VersionSource, dissect};
 /// The read loop, its configuration and its end-of-run counters.
 pub use pipeline::{Config, End, Hooks, Limits, RunStats, parse_size, run, run_with};
@@ -110,5 +147,5 @@ pub use tui::{Input as TuiInput, Options as TuiOptions, run as run_tui};
 /// Printing records (summary, tree, hex, NDJSON) and the end-of-run report.
 pub use view::{
     printer::{Format, Printer},
-    report::render as report_text,
+    report::{nothing_found as nothing_found_text, render as report_text},
 };

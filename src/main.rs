@@ -32,6 +32,13 @@ enum Cmd {
     Tui(TuiArgs),
     /// List the interfaces kwire can capture on.
     Interfaces,
+    /// Print a shell completion script on stdout (see README for where to put it).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) on stdout: `kwire man | man -l -`.
+    Man,
 }
 
 #[derive(Args)]
@@ -57,9 +64,13 @@ struct LiveArgs {
 
 #[derive(Args)]
 struct TuiArgs {
-    /// Capture file to browse; it loads in the background.
-    #[arg(required_unless_present = "iface", conflicts_with = "iface")]
-    file: Option<String>,
+    /// Capture files to browse (several are merged by time); they load in the background.
+    #[arg(
+        required_unless_present = "iface",
+        conflicts_with = "iface",
+        value_name = "FILE"
+    )]
+    file: Vec<String>,
     /// Show live traffic from this interface instead.
     #[arg(short = 'i', long = "interface", value_name = "IFACE")]
     iface: Option<String>,
@@ -76,14 +87,19 @@ struct TuiArgs {
 impl OutputArgs {
     fn printer(&self, line_flush: bool) -> Result<Printer, String> {
         let select = Selection::new(&self.api, self.filter.as_deref())?;
-        Ok(Printer::new(self.format, select, self.count, line_flush))
+        let color = self
+            .color
+            .enabled(std::io::IsTerminal::is_terminal(&std::io::stdout()));
+        Ok(Printer::new(self.format, select, self.count, line_flush).with_color(color))
     }
 }
 
 #[derive(Args)]
 struct ReadArgs {
-    /// Capture file, or `-` for standard input.
-    file: String,
+    /// Capture files (pcap or pcapng, plain or gzip/zstd/lz4), or `-` for standard
+    /// input; several are merged by time.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -98,8 +114,9 @@ enum StatsFormat {
 
 #[derive(Args)]
 struct StatsArgs {
-    /// Capture file, or `-` for standard input.
-    file: String,
+    /// Capture files, or `-` for standard input; several are merged by time.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: StatsFormat,
@@ -130,8 +147,29 @@ struct OutputArgs {
     /// Do not print the end-of-run statistics on stderr.
     #[arg(short, long)]
     quiet: bool,
+    /// Colour summary lines: `auto` on a terminal unless NO_COLOR is set.
+    #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
+    color: Color,
     #[command(flatten)]
     common: Common,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+impl Color {
+    /// `auto` colours a terminal unless `NO_COLOR` is set and not empty (no-color.org).
+    fn enabled(self, terminal: bool) -> bool {
+        match self {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        }
+    }
 }
 
 /// Ports, limits and schemas, the same for every command that reads packets.
@@ -174,6 +212,8 @@ fn main() -> ExitCode {
         Cmd::Stats(args) => cli::stats(&args),
         Cmd::Tui(args) => cli::tui(&args),
         Cmd::Interfaces => cli::interfaces(),
+        Cmd::Completions { shell } => cli::completions(shell),
+        Cmd::Man => cli::man(),
     }
 }
 

@@ -7,13 +7,14 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
+use crate::capture::FileStats;
 use crate::capture::{CaptureError, Packet, Source};
 use crate::codec;
 use crate::dissect::{Record, VersionSource, dissect};
 use crate::kafka::{Confirm, KafkaConfig, KafkaMessage, KafkaStats, Sessions};
-use crate::net::{self, NetStats};
+use crate::net::{Decoder, DefragConfig, NetStats};
 use crate::proto::Kind;
-use crate::tcp::{Reassembler, TcpConfig, TcpStats};
+use crate::tcp::{Reassembler, Stamp, StreamEvent, TcpConfig, TcpStats};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
@@ -21,6 +22,8 @@ use std::ops::ControlFlow;
 #[derive(Clone, Debug, Default)]
 pub struct RunStats {
     pub packets: u64,
+    /// What the file readers skipped and counted (None when live).
+    pub capture: Option<FileStats>,
     pub net: NetStats,
     pub tcp: TcpStats,
     pub kafka: KafkaStats,
@@ -34,6 +37,7 @@ pub struct RunStats {
 /// Limits for every stage.
 #[derive(Clone, Debug, Default)]
 pub struct Config {
+    pub defrag: DefragConfig,
     pub tcp: TcpConfig,
     pub kafka: KafkaConfig,
 }
@@ -114,6 +118,7 @@ fn config(port: &[u16], l: &Limits, live: bool) -> Config {
             idle_timeout_ns: live.then(|| (l.idle_timeout.unwrap_or(300.0).max(0.0) * 1e9) as u64),
             ..TcpConfig::default()
         },
+        defrag: DefragConfig::default(),
         kafka: KafkaConfig {
             ports,
             detect: !l.no_detect,
@@ -139,10 +144,11 @@ pub enum End {
 pub struct Pipeline {
     reasm: Reassembler,
     sessions: Sessions,
-    net: NetStats,
+    net: Decoder,
     stats: RunStats,
     first_ts_ns: Option<i64>,
     last: (u64, i64),
+    last_file: u32,
     stopped: bool,
 }
 
@@ -167,10 +173,11 @@ impl Pipeline {
                 s.set_confirm(schema_confirm());
                 s
             },
-            net: NetStats::default(),
+            net: Decoder::new(cfg.defrag),
             stats: RunStats::default(),
             first_ts_ns: None,
             last: (0, 0),
+            last_file: 0,
             stopped: false,
         }
     }
@@ -191,19 +198,41 @@ impl Pipeline {
         let first = *self.first_ts_ns.get_or_insert(ts);
         self.stats.packets += 1;
         self.last = (number, ts);
-        let Some(seg) = net::decode(p.linktype, p.data, p.origlen, &mut self.net) else {
-            return;
-        };
+        self.last_file = p.file;
         let Pipeline {
             reasm,
             sessions,
             stats,
             stopped,
+            net,
             ..
         } = self;
-        reasm.push(number, ts, &seg, &mut |ev| {
-            sessions.on_event(number, ts, ev, &mut |f| {
-                deliver(f, first, stats, stopped, sink)
+        let Some(seg) = net.decode(p.linktype, p.data, p.origlen, ts) else {
+            return;
+        };
+        let at = Stamp {
+            packet: number,
+            ts_ns: ts,
+            file: p.file,
+        };
+        reasm.push_at(at, &seg, &mut |ev| {
+            // Bytes carry the packet that carried them (not the one that
+            // released them), so a message is placed at its last byte.
+            let at = match &ev {
+                StreamEvent::Data {
+                    packet,
+                    ts_ns,
+                    file,
+                    ..
+                } => Stamp {
+                    packet: *packet,
+                    ts_ns: *ts_ns,
+                    file: *file,
+                },
+                _ => at,
+            };
+            sessions.on_event(at.packet, at.ts_ns, ev, &mut |f| {
+                deliver(f, first, at.file, stats, stopped, sink)
             });
         });
     }
@@ -211,6 +240,7 @@ impl Pipeline {
     /// Ends the run: flushes every connection and returns the counters.
     pub fn finish(mut self, sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>) -> RunStats {
         let (number, ts) = self.last;
+        let file = self.last_file;
         let first = self.first_ts_ns.unwrap_or(ts);
         let Pipeline {
             reasm,
@@ -220,12 +250,24 @@ impl Pipeline {
             ..
         } = &mut self;
         reasm.finish(&mut |ev| {
-            sessions.on_event(number, ts, ev, &mut |f| {
-                deliver(f, first, stats, stopped, sink)
+            let (packet, ts, file) = match &ev {
+                StreamEvent::Data {
+                    packet,
+                    ts_ns,
+                    file,
+                    ..
+                } => (*packet, *ts_ns, *file),
+                _ => (number, ts, file),
+            };
+            sessions.on_event(packet, ts, ev, &mut |f| {
+                deliver(f, first, file, stats, stopped, sink)
             });
         });
-        sessions.finish(number, ts, &mut |f| deliver(f, first, stats, stopped, sink));
-        self.stats.net = self.net;
+        sessions.finish(number, ts, &mut |f| {
+            deliver(f, first, file, stats, stopped, sink)
+        });
+        self.net.finish();
+        self.stats.net = self.net.stats.clone();
         self.stats.tcp = self.reasm.stats().clone();
         self.stats.kafka = self.sessions.stats().clone();
         self.stats
@@ -235,6 +277,7 @@ impl Pipeline {
 fn deliver(
     f: &KafkaMessage<'_>,
     first: i64,
+    file: u32,
     stats: &mut RunStats,
     stopped: &mut bool,
     sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>,
@@ -242,7 +285,8 @@ fn deliver(
     if *stopped {
         return;
     }
-    let r = dissect(f, first);
+    let mut r = dissect(f, first);
+    r.file = file;
     let name = r
         .msg
         .api_key
@@ -318,5 +362,7 @@ pub fn run_with(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (Run
         }
     }
     // Once stopped, the flush only counts: nothing more is delivered.
-    (pipe.finish(&mut |r| hooks.message(r)), end)
+    let mut stats = pipe.finish(&mut |r| hooks.message(r));
+    stats.capture = source.file_stats();
+    (stats, end)
 }

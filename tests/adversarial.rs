@@ -47,6 +47,7 @@ fn run_packets(packets: &[(i64, Vec<u8>)], cfg: Config) -> Run {
             caplen: data.len() as u32,
             origlen: data.len() as u32,
             data,
+            ..Packet::default()
         };
         pipe.packet(i as u64 + 1, &p, &mut sink);
     }

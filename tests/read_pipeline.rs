@@ -102,8 +102,9 @@ fn out_of_order_segments_are_reordered() {
     let (s, j) = summary_and_json(file.path(), &[]);
     insta::assert_snapshot!(s);
     let v = json_lines(&j);
-    // The request completes with the packet that filled the hole (the first segment, now 6th).
-    assert_eq!(v[0]["frame"], 6);
+    // The request is placed at the packet that carried its last byte (the last
+    // segment, now 4th), not at the one that filled the hole (issue 12).
+    assert_eq!(v[0]["frame"], 4);
     assert_eq!(v[0]["body"], json!({"Key": "orders", "KeyType": 0}));
     assert!(v.iter().all(|m| m.get("warnings").is_none()));
 }
@@ -297,8 +298,8 @@ fn lost_segment_between_messages() {
     assert_eq!(v.len(), 5);
     // The third request waits behind the hole until the broker acknowledges
     // past it (packet 6); the missing bytes are reported on it, and it decodes.
-    // It was sent before packet 6's own response, so it comes first.
-    assert_eq!(v[1]["frame"], 6);
+    // It is placed at packet 5, which carried it (issue 12), before packet 6's response.
+    assert_eq!(v[1]["frame"], 5);
     assert_eq!(
         v[1]["warnings"],
         json!(["22 bytes were not captured before this message"])
@@ -312,7 +313,7 @@ fn lost_segment_between_messages() {
     // The lost request's response stands alone; the others pair.
     assert_eq!(v[3]["version_source"], "inferred");
     assert!(v[3].get("request_frame").is_none());
-    assert_eq!(v[4]["request_frame"], 6);
+    assert_eq!(v[4]["request_frame"], 5);
     let run = run_lib(file.path(), Config::default());
     assert_eq!(run.stats.tcp.gaps, 1);
     assert_eq!(run.stats.tcp.gap_bytes, 22);

@@ -93,6 +93,7 @@ fn views(data: &[u8], msg: Message<'_>, source: Option<VersionSource>) {
         warnings: Vec::new(),
         msg,
         version_source: source,
+        file: 0,
     };
     let _ = summary::line(&r);
     let _ = tree::record(&r);

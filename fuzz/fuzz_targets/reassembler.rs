@@ -222,6 +222,7 @@ fuzz_target!(|input: Input| {
         let seg = TcpSegment {
             src,
             dst,
+            vlan: Default::default(),
             seq,
             ack,
             syn: s.syn,

@@ -5,7 +5,6 @@ use super::{Api, Track, int16, int32};
 use crate::apis;
 use crate::codec::{Kind, Tree, Value};
 use crate::proto::FIND_COORDINATOR;
-use crate::view::escape::escape;
 use crate::view::labels;
 use std::fmt::Write;
 
@@ -37,15 +36,15 @@ fn request(t: &Tree<'_>, body: usize) -> String {
     if let Some(key) = apis::string(t, body, "Key") {
         return format!("{kt} key={key}");
     }
-    let keys: Vec<String> = t
+    let keys: Vec<&str> = t
         .elements(body, "CoordinatorKeys")
         .into_iter()
         .filter_map(|e| match t.nodes.get(e)?.value {
-            Value::Str(Some(s)) => Some(escape(s).into_owned()),
+            Value::Str(Some(s)) => Some(s),
             _ => None,
         })
         .collect();
-    format!("{kt} keys=[{}]", keys.join(", "))
+    format!("{kt} keys=[{}]", labels::list(&keys, labels::short))
 }
 
 /// `→ node 2 (host:port)`, or the error.
@@ -72,17 +71,13 @@ fn response(t: &Tree<'_>, body: usize) -> String {
     if t.field(body, "Coordinators").is_none() {
         return format!("→ {}", coordinator(t, body));
     }
-    t.elements(body, "Coordinators")
-        .into_iter()
-        .map(|c| {
-            format!(
-                "{} → {}",
-                apis::string(t, c, "Key").unwrap_or_default(),
-                coordinator(t, c)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+    labels::list(&t.elements(body, "Coordinators"), |c| {
+        format!(
+            "{} → {}",
+            apis::string(t, c, "Key").unwrap_or_default(),
+            coordinator(t, c)
+        )
+    })
 }
 
 /// What the coordinator map needs from a FindCoordinator request.

@@ -13,9 +13,11 @@ pub mod generic;
 pub mod vote;
 
 use crate::codec::{Kind, Tree};
-use crate::view::escape::escape;
+use crate::view::labels;
 
-/// What kwire knows about one API beyond its schema.
+/// What kwire knows about one API beyond its schema. Summary details write their lists
+/// with [`labels::list`] and their strings with [`string`] or [`labels::short`], so every
+/// API's line stays short the same way.
 pub struct Api {
     pub key: i16,
     /// The summary line's details of a decoded body (node `body` of the tree).
@@ -41,11 +43,12 @@ pub fn get(key: i16) -> Option<&'static Api> {
     APIS.iter().find(|a| a.key == key)
 }
 
-/// A string field, escaped for the terminal; `null` when the wire says null.
+/// A string field for the summary line: escaped and cut as [`labels::short`] does;
+/// `null` when the wire says null.
 pub(crate) fn string(t: &Tree<'_>, parent: usize, name: &str) -> Option<String> {
     Some(
         t.str(parent, name)?
-            .map_or_else(|| "null".into(), |s| escape(s).into_owned()),
+            .map_or_else(|| "null".into(), labels::short),
     )
 }
 

@@ -30,19 +30,17 @@ fn partitions(t: &Tree<'_>, body: usize) -> Vec<usize> {
 }
 
 fn request(t: &Tree<'_>, body: usize) -> String {
-    let mut parts = Vec::new();
-    for p in partitions(t, body) {
+    let mut s = labels::list(&partitions(t, body), |p| {
         let pre = t.bool(p, "PreVote") == Some(true);
-        parts.push(format!(
+        format!(
             "{}replica={} epoch={} last={}@{}",
             if pre { "prevote " } else { "" },
             t.int(p, "ReplicaId").unwrap_or(-1),
             t.int(p, "ReplicaEpoch").unwrap_or(-1),
             t.int(p, "LastOffset").unwrap_or(-1),
             t.int(p, "LastOffsetEpoch").unwrap_or(-1),
-        ));
-    }
-    let mut s = parts.join(", ");
+        )
+    });
     if let Some(v) = t.int(body, "VoterId") {
         let _ = write!(s, " → voter {v}");
     }
@@ -50,8 +48,7 @@ fn request(t: &Tree<'_>, body: usize) -> String {
 }
 
 fn response(t: &Tree<'_>, body: usize) -> String {
-    let mut parts = Vec::new();
-    for p in partitions(t, body) {
+    let mut s = labels::list(&partitions(t, body), |p| {
         let mut s = format!(
             "granted={} leader={} epoch={}",
             if t.bool(p, "VoteGranted") == Some(true) {
@@ -66,13 +63,16 @@ fn response(t: &Tree<'_>, body: usize) -> String {
         if code != 0 {
             let _ = write!(s, " {}", labels::error(code));
         }
-        parts.push(s);
-    }
+        s
+    });
     let top = t.int(body, "ErrorCode").unwrap_or(0);
     if top != 0 {
-        parts.push(labels::error(top));
+        if !s.is_empty() {
+            s.push_str(", ");
+        }
+        s.push_str(&labels::error(top));
     }
-    parts.join(", ")
+    s
 }
 
 /// What the election timeline needs from a Vote request.

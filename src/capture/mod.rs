@@ -1,22 +1,28 @@
-//! Stage 1: capture sources. Everything is read through libpcap so that every
-//! format it understands (pcap µs/ns, pcapng, stdin) works the same way.
+//! Stage 1: capture sources. Files (pcap and pcapng, also on stdin) are read
+//! by our own reader ([`file`]); live capture and `-w` go through libpcap.
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
+pub mod compress;
+pub mod file;
+pub mod merge;
 // The TUI's export (`w`) writes with it, as do tests and fixtures.
 pub mod writer;
 
+pub use compress::Compression;
+pub use file::{FileStats, Interface};
+
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-use pcap::{Activated, Active, Capture, Precision, Savefile};
+use pcap::{Active, Capture, Precision, Savefile};
 use std::os::fd::AsFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// One captured packet, borrowed from the source until the next call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Packet<'a> {
     pub ts_sec: i64,
     /// Always nanoseconds, whatever the file's precision.
@@ -25,6 +31,11 @@ pub struct Packet<'a> {
     pub caplen: u32,
     pub origlen: u32,
     pub data: &'a [u8],
+    /// Interface it was captured on: an index into [`Source::interfaces`]
+    /// (over all pcapng sections); 0 for classic pcap and live captures.
+    pub interface: u32,
+    /// Index of the input file it came from when several are merged, else 0.
+    pub file: u32,
 }
 
 impl Packet<'_> {
@@ -39,13 +50,13 @@ impl Packet<'_> {
 /// Why a capture could not be opened or read.
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
-    /// The file is missing, unreadable or not a capture libpcap understands.
+    /// The file is missing, unreadable or not a pcap or pcapng capture.
     #[error("cannot open capture: {reason}")]
     Open { reason: String },
-    /// libpcap hit the end of the file in the middle of a record.
+    /// The input ended in the middle of a record or block.
     #[error("capture truncated at packet {packet}")]
     Truncated { packet: u64 },
-    /// Any other error libpcap reports while reading.
+    /// Any other error while reading (a malformed block, an I/O error).
     #[error("error reading packet {packet}: {reason}")]
     Read { packet: u64, reason: String },
     /// Capturing needs privileges this process lacks.
@@ -67,6 +78,12 @@ pub enum CaptureError {
     /// The file to write packets to (`-w`) could not be created.
     #[error("cannot write {path}: {reason}")]
     Write { path: String, reason: String },
+    /// One of several merged inputs failed; `error` counts its own packets.
+    #[error("{file}: {error}")]
+    InFile {
+        file: String,
+        error: Box<CaptureError>,
+    },
 }
 
 impl CaptureError {
@@ -142,6 +159,7 @@ const LIVE_POLL: Duration = Duration::from_millis(100);
 /// `next_packet` API, so the pipeline runs the same way on both.
 pub struct Source {
     cap: Cap,
+    /// Live only: the handle's link type.
     linktype: i32,
     /// Packets returned so far, so errors can name the packet they hit.
     count: u64,
@@ -154,31 +172,25 @@ pub struct Source {
     deadline: Option<Instant>,
 }
 
-/// A file is read as libpcap hands it over; a live handle is non-blocking and
-/// polled, because a blocking read on an idle Linux interface may never return.
+/// A file goes through our reader; a live handle is non-blocking and polled,
+/// because a blocking read on an idle Linux interface may never return.
 enum Cap {
-    File(Capture<dyn Activated>),
+    File(Box<file::FileReader>),
+    Merge(Box<merge::Merge>),
     Live(Capture<Active>),
 }
 
-impl Cap {
-    fn next_packet(&mut self) -> Result<pcap::Packet<'_>, pcap::Error> {
-        match self {
-            Cap::File(c) => c.next_packet(),
-            Cap::Live(c) => {
-                // Wait for the descriptor (bounded) so an idle capture still hands back control.
-                let ready = {
-                    let mut fds = [PollFd::new(c.as_fd(), PollFlags::POLLIN)];
-                    poll(&mut fds, PollTimeout::from(LIVE_POLL.as_millis() as u16))
-                };
-                match ready {
-                    Ok(0) => Err(pcap::Error::TimeoutExpired),
-                    // A signal (Ctrl-C) interrupts poll: report idle so the stop flag is seen.
-                    Err(nix::errno::Errno::EINTR) => Err(pcap::Error::TimeoutExpired),
-                    _ => c.next_packet(),
-                }
-            }
-        }
+fn live_next(c: &mut Capture<Active>) -> Result<pcap::Packet<'_>, pcap::Error> {
+    // Wait for the descriptor (bounded) so an idle capture still hands back control.
+    let ready = {
+        let mut fds = [PollFd::new(c.as_fd(), PollFlags::POLLIN)];
+        poll(&mut fds, PollTimeout::from(LIVE_POLL.as_millis() as u16))
+    };
+    match ready {
+        Ok(0) => Err(pcap::Error::TimeoutExpired),
+        // A signal (Ctrl-C) interrupts poll: report idle so the stop flag is seen.
+        Err(nix::errno::Errno::EINTR) => Err(pcap::Error::TimeoutExpired),
+        _ => c.next_packet(),
     }
 }
 
@@ -186,40 +198,65 @@ impl std::fmt::Debug for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Source")
             .field("live", &matches!(self.cap, Cap::Live(_)))
-            .field("linktype", &self.linktype)
+            .field("merged", &matches!(self.cap, Cap::Merge(_)))
+            .field("linktype", &self.linktype())
             .field("count", &self.count)
             .finish()
     }
 }
 
 impl Source {
-    /// Opens a pcap or pcapng file; `-` reads standard input (libpcap does
-    /// that itself, so no raw file descriptor is needed).
+    /// Opens a pcap or pcapng file, compressed or not (gzip, zstd, lz4,
+    /// recognised by their magic bytes); `-` reads standard input, streaming:
+    /// packets come out as the bytes arrive.
     pub fn open_file(path: impl AsRef<std::path::Path>) -> Result<Source, CaptureError> {
-        let path = path.as_ref();
-        if path.to_str().is_none() {
-            // The pcap crate passes paths as C strings built from UTF-8.
-            return Err(CaptureError::Open {
-                reason: format!("{}: path is not valid UTF-8", path.display()),
-            });
+        let reader = open_reader(path.as_ref())?;
+        Ok(Source::with_cap(Cap::File(Box::new(reader))))
+    }
+
+    /// Opens several captures and merges their packets by time, as mergecap
+    /// does: one packet of look-ahead per file, so memory does not grow with
+    /// the files. Each packet's `file` is its input's index in `paths`. One
+    /// path is the same as [`Source::open_file`].
+    pub fn open_files<P: AsRef<std::path::Path>>(paths: &[P]) -> Result<Source, CaptureError> {
+        if let [one] = paths {
+            return Source::open_file(one);
         }
-        // Nano precision: libpcap then scales µs files up, so one code path.
-        let cap = Capture::from_file_with_precision(path, Precision::Nano).map_err(|e| {
-            CaptureError::Open {
-                reason: pcap_reason(&e),
-            }
-        })?;
-        let cap: Capture<dyn Activated> = cap.into();
-        let linktype = cap.get_datalink().0;
-        Ok(Source {
-            cap: Cap::File(cap),
-            linktype,
+        let mut readers = Vec::with_capacity(paths.len());
+        for p in paths {
+            let p = p.as_ref();
+            let r = open_reader(p).map_err(|e| match e {
+                // Name the file; a missing file's reason names it already.
+                CaptureError::Open { reason } if !reason.starts_with(&p.display().to_string()) => {
+                    CaptureError::Open {
+                        reason: format!("{}: {reason}", p.display()),
+                    }
+                }
+                other => other,
+            })?;
+            readers.push((p.display().to_string(), r));
+        }
+        Ok(Source::with_cap(Cap::Merge(Box::new(merge::Merge::new(
+            readers,
+        )))))
+    }
+
+    /// Reads a pcap or pcapng capture (compressed or not) from any byte stream.
+    pub fn from_reader(input: Box<dyn std::io::Read + Send>) -> Result<Source, CaptureError> {
+        let reader = reader_from(input)?;
+        Ok(Source::with_cap(Cap::File(Box::new(reader))))
+    }
+
+    fn with_cap(cap: Cap) -> Source {
+        Source {
+            cap,
+            linktype: 0,
             count: 0,
             done: false,
             savefile: None,
             stop: None,
             deadline: None,
-        })
+        }
     }
 
     /// Opens an interface for live capture with a BPF filter, optionally writing a pcap file.
@@ -312,9 +349,56 @@ impl Source {
         }
     }
 
-    /// Link-layer type of the capture (LINKTYPE_* value).
+    /// Link-layer type of the capture (LINKTYPE_* value): for a file, that of
+    /// its first interface (each packet carries its own).
     pub fn linktype(&self) -> i32 {
-        self.linktype
+        match &self.cap {
+            Cap::Live(_) => self.linktype,
+            _ => self.interfaces().first().map_or(0, |i| i.linktype),
+        }
+    }
+
+    /// The (first) file's interfaces so far, over all pcapng sections: a
+    /// packet's `interface` indexes this list; empty when live.
+    pub fn interfaces(&self) -> &[Interface] {
+        self.interfaces_of(0)
+    }
+
+    /// The interfaces of input `file` (see [`Source::open_files`]).
+    pub fn interfaces_of(&self, file: usize) -> &[Interface] {
+        match &self.cap {
+            Cap::File(r) if file == 0 => r.interfaces(),
+            Cap::Merge(m) => m.reader(file).map_or(&[], |r| r.interfaces()),
+            _ => &[],
+        }
+    }
+
+    /// Number of inputs: 1 for a file or a live capture, N when merging.
+    pub fn inputs(&self) -> usize {
+        match &self.cap {
+            Cap::Merge(m) => m.len(),
+            _ => 1,
+        }
+    }
+
+    /// What the file readers skipped and counted, summed over the inputs;
+    /// `None` when live.
+    pub fn file_stats(&self) -> Option<FileStats> {
+        match &self.cap {
+            Cap::File(r) => Some(r.stats().clone()),
+            Cap::Merge(m) => Some(m.stats()),
+            Cap::Live(_) => None,
+        }
+    }
+
+    /// Bytes read from the input files as stored (compressed or not), for
+    /// progress against their sizes; 0 when live.
+    pub fn bytes_read(&self) -> u64 {
+        match &self.cap {
+            Cap::File(r) => r.raw_bytes(),
+            Cap::Merge(m) => m.raw_bytes(),
+            Cap::Live(_) => 0,
+        }
     }
 
     /// Number of packets returned so far.
@@ -329,7 +413,6 @@ impl Source {
         if self.done {
             return None;
         }
-        let live = matches!(self.cap, Cap::Live(_));
         let Source {
             cap,
             savefile,
@@ -338,21 +421,36 @@ impl Source {
             linktype,
             stop,
             deadline,
-            ..
         } = self;
+        let c = match cap {
+            Cap::File(r) => {
+                let next = r.next_packet();
+                match &next {
+                    Some(Ok(_)) => *count += 1,
+                    Some(Err(_)) | None => *done = true,
+                }
+                return next;
+            }
+            Cap::Merge(m) => {
+                let next = m.next_packet();
+                match &next {
+                    Some(Ok(_)) => *count += 1,
+                    Some(Err(_)) | None => *done = true,
+                }
+                return next;
+            }
+            Cap::Live(c) => c,
+        };
         let stopping = || {
             stop.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
                 || deadline.is_some_and(|d| Instant::now() >= d)
         };
-        if live && stopping() {
+        if stopping() {
             *done = true;
             return None;
         }
-        let next = cap.next_packet();
-        if live && matches!(next, Err(pcap::Error::TimeoutExpired)) {
-            return Some(Err(CaptureError::Idle));
-        }
-        match next {
+        match live_next(c) {
+            Err(pcap::Error::TimeoutExpired) => Some(Err(CaptureError::Idle)),
             Ok(p) => {
                 if let Some(f) = savefile {
                     f.write(&p);
@@ -369,6 +467,8 @@ impl Source {
                     caplen: p.header.caplen,
                     origlen: p.header.len,
                     data: p.data,
+                    interface: 0,
+                    file: 0,
                 }))
             }
             Err(pcap::Error::NoMorePackets) => {
@@ -379,15 +479,40 @@ impl Source {
                 *done = true;
                 let packet = *count + 1;
                 let reason = pcap_reason(&e);
-                // libpcap's only signal for a cut record is its message text.
-                if reason.contains("truncated") {
-                    Some(Err(CaptureError::Truncated { packet }))
-                } else {
-                    Some(Err(CaptureError::Read { packet, reason }))
-                }
+                Some(Err(CaptureError::Read { packet, reason }))
             }
         }
     }
+}
+
+/// Opens a file (or `-`, standard input), decompressing it if need be.
+fn open_reader(path: &std::path::Path) -> Result<file::FileReader, CaptureError> {
+    let input: Box<dyn std::io::Read + Send> = if path == std::path::Path::new("-") {
+        Box::new(std::io::stdin())
+    } else {
+        let f = std::fs::File::open(path).map_err(|e| CaptureError::Open {
+            reason: format!("{}: {e}", path.display()),
+        })?;
+        Box::new(f)
+    };
+    reader_from(input)
+}
+
+fn reader_from(input: Box<dyn std::io::Read + Send>) -> Result<file::FileReader, CaptureError> {
+    let input = compress::open(input).map_err(|e| CaptureError::Open {
+        reason: e.to_string(),
+    })?;
+    let what = input.compression;
+    let mut r = file::FileReader::new(input.reader).map_err(|e| match (e, what) {
+        (CaptureError::Open { reason }, Some(c)) if !reason.contains(c.name()) => {
+            CaptureError::Open {
+                reason: format!("{reason} (after {} decompression)", c.name()),
+            }
+        }
+        (e, _) => e,
+    })?;
+    r.set_origin(what, input.raw_bytes);
+    Ok(r)
 }
 
 /// Names of the interfaces libpcap can capture on.

@@ -1,40 +1,68 @@
 //! `read` and `stats`: a capture file through the pipeline.
 
-use super::{ended, open_failed, report};
+use super::progress::{Progress, WithProgress};
+use super::{ended, nothing_found, open_failed, report};
 use crate::{ReadArgs, StatsArgs, StatsFormat};
 use kwire::Source;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 
+/// Opens the inputs (merged by time when several); a failure names its file.
+pub(crate) fn open(files: &[String]) -> Result<Source, ExitCode> {
+    Source::open_files(files).map_err(|e| {
+        let what = match &e {
+            kwire::CaptureError::Open { reason } => files
+                .iter()
+                .find(|f| reason.starts_with(&format!("{f}: ")))
+                .or(files.first()),
+            _ => files.first(),
+        };
+        open_failed(what.map_or("-", String::as_str), e)
+    })
+}
+
 pub(crate) fn read(args: &ReadArgs) -> ExitCode {
-    let mut printer = match args.out.printer(false) {
+    let printer = match args.out.printer(false) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("kwire: {e}");
             return ExitCode::from(1);
         }
     };
-    let mut source = match Source::open_file(&args.file) {
+    let mut source = match open(&args.files) {
         Ok(s) => s,
-        Err(e) => return open_failed(&args.file, e),
+        Err(e) => return e,
     };
+    let mut printer = printer.with_files(&args.files);
     let mut notes = args.out.common.schemas();
-    let (stats, end) = kwire::run(&mut source, args.out.common.config(false), &mut |r| {
-        notes.see(r);
-        printer.print(r)
-    });
+    // Lines streaming to the terminal are progress enough, and a bar would break them up.
+    let on_terminal = io::IsTerminal::is_terminal(&io::stdout());
+    let mut progress = Progress::for_files(&args.files, args.out.quiet || on_terminal);
+    let mut hooks = WithProgress {
+        progress: progress.as_mut(),
+        sink: |r: &kwire::Record<'_>| {
+            notes.see(r);
+            printer.print(r)
+        },
+    };
+    let cfg = args.out.common.config(false);
+    let (stats, end) = kwire::run_with(&mut source, cfg.clone(), &mut hooks);
+    if let Some(p) = &progress {
+        p.finish();
+    }
     printer.finish();
     if !args.out.quiet {
         report(&stats);
+        nothing_found(&stats, &cfg);
     }
     ended(end)
 }
 
 pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
-    let mut source = match Source::open_file(&args.file) {
+    let mut source = match open(&args.files) {
         Ok(s) => s,
-        Err(e) => return open_failed(&args.file, e),
+        Err(e) => return e,
     };
     // Created before the run, so a path that cannot be written fails at once.
     let mut html = match &args.html {
@@ -49,11 +77,20 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
     };
     let mut notes = args.common.schemas();
     let mut analyzer = kwire::Analyzer::new();
-    let (run, end) = kwire::run(&mut source, args.common.config(false), &mut |r| {
-        notes.see(r);
-        analyzer.record(r);
-        ControlFlow::Continue(())
-    });
+    let mut progress = Progress::for_files(&args.files, args.quiet);
+    let mut hooks = WithProgress {
+        progress: progress.as_mut(),
+        sink: |r: &kwire::Record<'_>| {
+            notes.see(r);
+            analyzer.record(r);
+            ControlFlow::Continue(())
+        },
+    };
+    let cfg = args.common.config(false);
+    let (run, end) = kwire::run_with(&mut source, cfg.clone(), &mut hooks);
+    if let Some(p) = &progress {
+        p.finish();
+    }
     let a = analyzer.analysis();
     let text = match args.format {
         StatsFormat::Text => kwire::analysis_text(&a, io::IsTerminal::is_terminal(&io::stdout())),
@@ -66,7 +103,7 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
     // A reader that went away (e.g. `| head`) is not an error.
     let _ = io::stdout().lock().write_all(text.as_bytes());
     if let Some((f, path)) = &mut html {
-        let page = kwire::analysis_html(&a, &args.file);
+        let page = kwire::analysis_html(&a, &args.files.join(" + "));
         if let Err(e) = f.write_all(page.as_bytes()).and_then(|()| f.flush()) {
             eprintln!("kwire: cannot write {}: {e}", path.display());
             return ExitCode::from(1);
@@ -74,6 +111,7 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
     }
     if !args.quiet {
         report(&run);
+        nothing_found(&run, &cfg);
     }
     ended(end)
 }

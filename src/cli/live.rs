@@ -1,12 +1,45 @@
 //! `live` and `tui`: commands that may capture from an interface.
 
-use super::{open_failed, report};
+use super::{nothing_found, open_failed, report};
 use crate::{LiveArgs, TuiArgs};
-use kwire::{End, Filter, LiveOptions, Source};
+use kwire::{End, Filter, Hooks, LiveOptions, Record, Source};
+use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// How long a live capture may see no packet at all before kwire says so.
+const SILENT_AFTER: Duration = Duration::from_secs(10);
+
+/// Prints each message, and says once on stderr when the capture filter has matched
+/// no packet for [`SILENT_AFTER`].
+struct LiveHooks<'a, F> {
+    sink: F,
+    started: Instant,
+    warned: bool,
+    iface: &'a str,
+    bpf: &'a str,
+}
+
+impl<F: FnMut(&Record<'_>) -> ControlFlow<()>> Hooks for LiveHooks<'_, F> {
+    fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+        (self.sink)(r)
+    }
+
+    fn poll(&mut self, source: &mut Source) -> ControlFlow<()> {
+        if !self.warned && source.packets_read() == 0 && self.started.elapsed() >= SILENT_AFTER {
+            self.warned = true;
+            eprintln!(
+                "kwire: no packet on {} has matched the capture filter {:?} in {} s; still capturing (see -i and -f)",
+                self.iface,
+                self.bpf,
+                SILENT_AFTER.as_secs()
+            );
+        }
+        ControlFlow::Continue(())
+    }
+}
 
 pub(crate) fn live(args: &LiveArgs) -> ExitCode {
     let mut printer = match args.out.printer(true) {
@@ -36,15 +69,23 @@ pub(crate) fn live(args: &LiveArgs) -> ExitCode {
     let cfg = args.out.common.config(true);
     let mut notes = args.out.common.schemas();
     eprintln!("kwire: capturing on {} (filter: {})", args.iface, args.bpf);
-    let (stats, end) = kwire::run(&mut source, cfg, &mut |r| {
-        notes.see(r);
-        printer.print(r)
-    });
+    let mut hooks = LiveHooks {
+        sink: |r: &Record<'_>| {
+            notes.see(r);
+            printer.print(r)
+        },
+        started: Instant::now(),
+        warned: false,
+        iface: &args.iface,
+        bpf: &args.bpf,
+    };
+    let (stats, end) = kwire::run_with(&mut source, cfg.clone(), &mut hooks);
     printer.finish();
     let flushed = source.flush();
     let pcap_stats = source.live_stats();
     if !args.out.quiet {
         report(&stats);
+        nothing_found(&stats, &cfg);
         if let Some(p) = pcap_stats {
             eprintln!(
                 "  libpcap: {} packets received, {} dropped by the kernel, {} dropped by the interface",
@@ -67,16 +108,20 @@ pub(crate) fn tui(args: &TuiArgs) -> ExitCode {
         eprintln!("kwire: {e}");
         return ExitCode::from(1);
     }
-    let input = match (&args.iface, &args.file) {
+    let input = match (&args.iface, args.file.as_slice()) {
         (Some(iface), _) => match TuiInput::live(iface, &args.bpf) {
             Ok(i) => i,
             Err(e) => return open_failed(iface, e),
         },
-        (None, Some(file)) => match TuiInput::file(file) {
+        (None, [file]) => match TuiInput::file(file) {
             Ok(i) => i,
             Err(e) => return open_failed(file, e),
         },
-        (None, None) => {
+        (None, files @ [_, ..]) => match super::files::open(files) {
+            Ok(source) => TuiInput::merged(source, files),
+            Err(code) => return code,
+        },
+        (None, []) => {
             eprintln!("kwire: name a capture file, or an interface with -i");
             return ExitCode::from(1);
         }

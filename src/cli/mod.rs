@@ -1,14 +1,17 @@
 //! The commands' bodies: main.rs parses the command line and calls one of these.
 
+mod docs;
 mod files;
 mod live;
+mod progress;
 
+pub(crate) use docs::{completions, man};
 pub(crate) use files::{read, stats};
 pub(crate) use live::{live, tui};
 
 use kwire::CaptureError;
 use kwire::{Codec, DecodeOptions, Record, Search};
-use kwire::{End, RunStats};
+use kwire::{Config, End, RunStats};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -80,6 +83,13 @@ pub(crate) fn ended(end: End) -> ExitCode {
 /// The end-of-run statistics, on stderr.
 pub(crate) fn report(s: &RunStats) {
     eprint!("{}", kwire::report_text(s));
+}
+
+/// When no connection was Kafka, why: the busiest ports, and a `--port` to try.
+pub(crate) fn nothing_found(s: &RunStats, cfg: &Config) {
+    if let Some(line) = kwire::nothing_found_text(s, &cfg.kafka.ports) {
+        eprint!("{line}");
+    }
 }
 
 pub(crate) fn interfaces() -> ExitCode {

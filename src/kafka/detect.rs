@@ -4,6 +4,7 @@
 
 use crate::proto::apis;
 use crate::proto::{peek_request_header, peek_size};
+use std::collections::VecDeque;
 
 use super::framer::Framer;
 use super::{Confirm, Conn, KafkaConfig, KafkaMessage, KafkaStats, Stage};
@@ -226,6 +227,9 @@ fn decide(held: &[Held; 2], syn_seen: bool, cfg: &KafkaConfig, closing: bool) ->
     }
 }
 
+/// One chunk held while undecided: packet, time, direction, bytes.
+type Replay = (u64, i64, Dir, Vec<u8>);
+
 /// After detection: counts the outcome and frames what was held meanwhile.
 fn settle(
     conn: &mut Conn,
@@ -256,20 +260,34 @@ fn settle(
     let mut framers = Framer::pair(conn.id, conn.a, conn.b, client, conn.syn_seen, cfg, confirm);
     // Replay what arrived while undecided, packet by packet, so every
     // message keeps the frame and time that completed it.
-    let mut replay = Vec::new();
+    let mut lanes: [VecDeque<Replay>; 2] = Default::default();
     let [ab, ba] = held;
-    for (d, h) in [(Dir::AtoB, ab), (Dir::BtoA, ba)] {
+    for ((d, h), lane) in [(Dir::AtoB, ab), (Dir::BtoA, ba)]
+        .into_iter()
+        .zip(&mut lanes)
+    {
         super::pick(&mut framers, d).notes = h.notes;
         let mut at = 0;
         for (len, frame, ts) in h.arrivals {
             let bytes = h.buf.get(at..at + len).unwrap_or_default().to_vec();
             at += len;
-            replay.push((frame, ts, d, bytes));
+            lane.push_back((frame, ts, d, bytes));
         }
     }
-    // Stable: within one packet number, requests (pushed first) lead.
-    replay.sort_by_key(|r| (r.0, r.2 != client));
-    for (frame, ts, d, bytes) in replay {
+    // The two directions merged by packet; within one packet, requests
+    // (pushed first) lead. Each direction keeps its stream order: bytes
+    // delivered after reordering carry earlier packets than bytes before them.
+    let [a, b] = &mut lanes;
+    loop {
+        let key = |l: &VecDeque<Replay>| l.front().map(|r| (r.0, r.2 != client));
+        let next = match (key(a), key(b)) {
+            (Some(x), Some(y)) if y < x => b.pop_front(),
+            (Some(_), _) => a.pop_front(),
+            (None, _) => b.pop_front(),
+        };
+        let Some((frame, ts, d, bytes)) = next else {
+            break;
+        };
         super::pick(&mut framers, d).feed(&bytes, frame, ts, &mut conn.pairing, stats, out);
     }
     conn.stage = Stage::Kafka {

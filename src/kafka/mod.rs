@@ -15,6 +15,7 @@ mod budget;
 mod detect;
 mod framer;
 mod pairing;
+mod ports;
 mod resync;
 #[cfg(test)]
 mod scenarios;
@@ -27,6 +28,7 @@ use budget::Budget;
 use detect::{Held, Role};
 use framer::Framer;
 use pairing::Pairing;
+pub use ports::PortCounts;
 pub use resync::Confirm;
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
@@ -126,6 +128,8 @@ pub struct KafkaStats {
     pub unanswered: BTreeMap<(i16, i16), u64>,
     /// The first few unanswered requests' packet numbers.
     pub unanswered_packets: Vec<u64>,
+    /// Every TCP connection by server port (bounded), for the "no Kafka traffic" hint.
+    pub ports: PortCounts,
 }
 
 /// Where a connection stands.
@@ -237,6 +241,7 @@ impl Sessions {
                 syn_seen,
                 ..
             } => {
+                self.stats.ports.add(a, b, syn_seen);
                 let stage = match detect::port_role(&self.cfg, a, b, syn_seen) {
                     Role::Client(client) => {
                         self.stats.connections += 1;

@@ -380,6 +380,9 @@ fn run_scenario(shape: Shape, confirm: Option<Confirm>) -> (Tally, KafkaStats) {
                     dir: *dir,
                     data: b,
                     stream_offset: *off as u64,
+                    packet: 0,
+                    ts_ns: 0,
+                    file: 0,
                 }
             }
             None => StreamEvent::Gap {
@@ -684,6 +687,9 @@ fn random_bytes_on_kafka_ports_invent_nothing() {
                 dir,
                 data: &data,
                 stream_offset: 0,
+                packet: 0,
+                ts_ns: 0,
+                file: 0,
             };
             s.on_event(n, 0, ev, &mut out);
         }
@@ -733,6 +739,9 @@ fn footing_inside_a_100_mb_message() {
                 dir,
                 data: p,
                 stream_offset: 0,
+                packet: 0,
+                ts_ns: 0,
+                file: 0,
             };
             s.on_event(n, 0, ev, &mut |f| got.push(f.data.to_vec()));
         }

@@ -56,6 +56,9 @@ fn run(syn: bool, events: &[(Dir, Vec<u8>)]) -> (Vec<(Kind, SocketAddr, Option<i
             dir: *dir,
             data,
             stream_offset: 0,
+            packet: 0,
+            ts_ns: 0,
+            file: 0,
         };
         s.on_event(i as u64 + 2, 0, ev, &mut out);
     }
@@ -111,6 +114,9 @@ fn a_large_frame_in_small_pieces_is_not_copied_with_each() {
             dir: Dir::AtoB,
             data,
             stream_offset: 0,
+            packet: 0,
+            ts_ns: 0,
+            file: 0,
         };
         s.on_event(i as u64 + 2, 0, ev, &mut out);
         let cap = framer0(&s, conn).buf.capacity();
@@ -270,6 +276,9 @@ fn partial_frames_are_capped_over_all_connections() {
             dir: Dir::AtoB,
             data: &head,
             stream_offset: 0,
+            packet: 0,
+            ts_ns: 0,
+            file: 0,
         };
         s.on_event(2, 0, ev, &mut out);
         assert!(
@@ -311,6 +320,9 @@ fn tls_on_a_kafka_port_is_named_not_desynced() {
         dir: Dir::AtoB,
         data: &hello,
         stream_offset: 0,
+        packet: 0,
+        ts_ns: 0,
+        file: 0,
     };
     s.on_event(2, 0, ev, &mut out);
     assert_eq!(n, 0);
@@ -352,6 +364,9 @@ fn a_hole_that_ends_a_frame_exactly_does_not_join_it_to_the_next() {
         dir: Dir::AtoB,
         data,
         stream_offset: 0,
+        packet: 0,
+        ts_ns: 0,
+        file: 0,
     };
     s.on_event(2, 0, data(&r1[..40]), &mut out);
     let gap = StreamEvent::Gap {
@@ -582,6 +597,9 @@ fn drive(
                 dir: *dir,
                 data,
                 stream_offset: 0,
+                packet: 0,
+                ts_ns: 0,
+                file: 0,
             },
             Ev::Gap(dir, len) => StreamEvent::Gap {
                 conn,

@@ -3,9 +3,12 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use etherparse::{
-    EtherType, LaxNetSlice, LaxSlicedPacket, TransportSlice, err::packet::SliceError,
+    EtherType, LaxNetSlice, LaxSlicedPacket, TransportSlice, VlanSlice, err::packet::SliceError,
 };
 use std::net::{IpAddr, SocketAddr};
+
+mod defrag;
+pub use defrag::{Decoder, DefragConfig};
 
 /// LINKTYPE_* values this stage understands.
 pub mod linktype {
@@ -25,11 +28,22 @@ pub mod linktype {
     pub const LINUX_SLL2: i32 = 276;
 }
 
+/// 802.1Q VLAN ids of a frame: the outer tag, then the inner one (QinQ);
+/// 0 where there is no tag (id 0 only ever marks priority, never a VLAN).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct Vlan {
+    pub outer: u16,
+    pub inner: u16,
+}
+
 /// A TCP segment borrowed from the packet it was decoded from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TcpSegment<'a> {
     pub src: SocketAddr,
     pub dst: SocketAddr,
+    /// VLAN tags: part of the connection's identity, so the same endpoints
+    /// on two VLANs are two connections.
+    pub vlan: Vlan,
     pub seq: u32,
     pub ack: u32,
     pub syn: bool,
@@ -53,7 +67,17 @@ pub struct NetStats {
     pub packets: u64,
     pub tcp: u64,
     pub non_tcp: u64,
+    /// Packets holding an IP fragment.
     pub ip_fragments: u64,
+    /// Fragmented TCP datagrams put back together ([`Decoder`] only).
+    pub fragments_reassembled: u64,
+    /// Datagrams given up: not complete within the timeout or by the end.
+    pub fragments_timed_out: u64,
+    /// Datagrams given up to stay within the memory limits.
+    pub fragments_evicted: u64,
+    /// Datagrams given up on a fragment that does not fit (misaligned,
+    /// conflicting end, past 64 KiB).
+    pub fragments_bad: u64,
     pub unknown_linktype: u64,
     pub malformed: u64,
     /// Packets whose headers or TCP payload were cut by the snaplen (TCP
@@ -65,13 +89,45 @@ const ETH_IPV4: u16 = 0x0800;
 const ETH_IPV6: u16 = 0x86DD;
 
 /// Decodes one packet. Returns `None` for anything that is not a usable TCP
-/// segment; the reason is counted in `stats`.
+/// segment; the reason is counted in `stats`. IP fragments are only counted
+/// here: [`Decoder`] reassembles them.
 pub fn decode<'a>(
     linktype: i32,
     data: &'a [u8],
     origlen: u32,
     stats: &mut NetStats,
 ) -> Option<TcpSegment<'a>> {
+    match decode_any(linktype, data, origlen, stats) {
+        Decoded::Segment(s) => Some(s),
+        Decoded::Fragment(_) | Decoded::Nothing => None,
+    }
+}
+
+/// What one packet holds, for the decoders.
+enum Decoded<'a> {
+    Segment(TcpSegment<'a>),
+    Fragment(defrag::Fragment<'a>),
+    Nothing,
+}
+
+fn decode_any<'a>(
+    linktype: i32,
+    data: &'a [u8],
+    origlen: u32,
+    stats: &mut NetStats,
+) -> Decoded<'a> {
+    match decode_inner(linktype, data, origlen, stats) {
+        Some(d) => d,
+        None => Decoded::Nothing,
+    }
+}
+
+fn decode_inner<'a>(
+    linktype: i32,
+    data: &'a [u8],
+    origlen: u32,
+    stats: &mut NetStats,
+) -> Option<Decoded<'a>> {
     stats.packets += 1;
     // Captured fewer bytes than were on the wire: length errors are the
     // snaplen's doing rather than a malformed packet.
@@ -173,11 +229,40 @@ pub fn decode<'a>(
         LaxNetSlice::Ipv4(v) => v.payload(),
         LaxNetSlice::Ipv6(v) => v.payload(),
     };
-    if ip_payload.fragmented {
-        // Reassembling IP fragments is out of scope; Kafka traffic is not
-        // fragmented in practice.
+    let vlan = match &sliced.vlan {
+        Some(VlanSlice::SingleVlan(v)) => Vlan {
+            outer: v.vlan_identifier().value(),
+            inner: 0,
+        },
+        Some(VlanSlice::DoubleVlan(v)) => Vlan {
+            outer: v.outer().vlan_identifier().value(),
+            inner: v.inner().vlan_identifier().value(),
+        },
+        None => Vlan::default(),
+    };
+    let fragmented = match net {
+        LaxNetSlice::Ipv4(_) => ip_payload.fragmented,
+        // Read the fragment header ourselves (see defrag::v6_fragment).
+        LaxNetSlice::Ipv6(v) => {
+            defrag::v6_fragment(v).is_some_and(|(off, more, _)| off != 0 || more)
+        }
+    };
+    if fragmented {
         stats.ip_fragments += 1;
-        return None;
+        if ip_payload.ip_number != etherparse::IpNumber::TCP {
+            stats.non_tcp += 1;
+            return None;
+        }
+        if ip_payload.incomplete {
+            // A fragment cut by the snaplen (or lying) cannot be put back together.
+            if cut {
+                stats.truncated += 1;
+            } else {
+                stats.malformed += 1;
+            }
+            return None;
+        }
+        return defrag::Fragment::of(net, vlan, ip_payload.payload).map(Decoded::Fragment);
     }
     if let Some((err, _layer)) = &sliced.stop_err {
         match err {
@@ -230,9 +315,10 @@ pub fn decode<'a>(
     };
 
     stats.tcp += 1;
-    Some(TcpSegment {
+    Some(Decoded::Segment(TcpSegment {
         src: SocketAddr::new(src_ip, tcp.source_port()),
         dst: SocketAddr::new(dst_ip, tcp.destination_port()),
+        vlan,
         seq: tcp.sequence_number(),
         ack: tcp.acknowledgment_number(),
         syn: tcp.syn(),
@@ -242,7 +328,7 @@ pub fn decode<'a>(
         payload,
         payload_truncated,
         payload_len: u32::try_from(payload_len).unwrap_or(u32::MAX),
-    })
+    }))
 }
 
 fn be16(data: &[u8], at: usize) -> Option<u16> {
@@ -311,6 +397,22 @@ mod tests {
                 assert_eq!(seg.payload_len, 11);
                 assert_eq!((st.packets, st.tcp), (1, 1));
             }
+        }
+    }
+
+    #[test]
+    fn vlan_tags_are_reported() {
+        let (c, s) = v4();
+        for (link, want) in [
+            (Link::Ethernet, (0, 0)),
+            (Link::Vlan(42), (42, 0)),
+            (Link::QinQ(100, 200), (100, 200)),
+        ] {
+            let pkt = Flow::new(c, s)
+                .with_link(link)
+                .build(true, 1, 2, data_flags(), b"x");
+            let seg = decode_one(link.linktype(), &pkt).0.unwrap();
+            assert_eq!((seg.vlan.outer, seg.vlan.inner), want, "{link:?}");
         }
     }
 

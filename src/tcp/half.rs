@@ -2,7 +2,7 @@
 //! offsets, delivers in-order bytes, buffers out-of-order ones, checks
 //! overlaps and skips holes that will not fill.
 
-use super::{ConnId, Dir, StreamEvent, TcpConfig, TcpStats};
+use super::{ConnId, Dir, Stamp, StreamEvent, TcpConfig, TcpStats};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Segments further than this ahead of the delivery point cannot belong to
@@ -20,15 +20,20 @@ pub(super) struct Ctx<'c> {
     pub out: &'c mut dyn FnMut(StreamEvent<'_>),
     /// Reusable list of byte ranges, to avoid allocating per segment.
     pub scratch: &'c mut Vec<(u64, u64)>,
+    /// The packet being handled: the stamp of the bytes it carries.
+    pub at: Stamp,
 }
 
 impl Ctx<'_> {
-    fn data(&mut self, stream_offset: u64, data: &[u8]) {
+    fn data(&mut self, stream_offset: u64, data: &[u8], at: Stamp) {
         (self.out)(StreamEvent::Data {
             conn: self.conn,
             dir: self.dir,
             data,
             stream_offset,
+            packet: at.packet,
+            ts_ns: at.ts_ns,
+            file: at.file,
         });
     }
 
@@ -44,6 +49,19 @@ impl Ctx<'_> {
     }
 }
 
+/// Out-of-order bytes, with the packet that carried them.
+#[derive(Debug)]
+struct Piece {
+    data: Vec<u8>,
+    stamp: Stamp,
+}
+
+impl Piece {
+    fn len(&self) -> usize {
+        self.data.len()
+    }
+}
+
 #[derive(Debug, Default)]
 pub(super) struct HalfStream {
     /// Set once the stream start is known (from a SYN or the first segment).
@@ -55,7 +73,7 @@ pub(super) struct HalfStream {
     /// Next offset to deliver: everything before it was delivered or gapped.
     next_off: u64,
     /// Out-of-order pieces keyed by start offset; disjoint, all after next_off.
-    pending: BTreeMap<u64, Vec<u8>>,
+    pending: BTreeMap<u64, Piece>,
     pending_bytes: usize,
     /// Highest offset any segment claimed to reach (truncated ones included).
     max_end: u64,
@@ -218,7 +236,7 @@ impl HalfStream {
             let pe = ps + piece.len() as u64;
             let (is, ie) = (ps.max(start), pe.min(end));
             let new = slice_at(payload, is - start, ie - start);
-            let old = slice_at(piece, is - ps, ie - ps);
+            let old = slice_at(&piece.data, is - ps, ie - ps);
             match diff_span(old.iter(), new) {
                 Some((first, last)) => ctx.conflict(is + first as u64, (last - first + 1) as u64),
                 None => {
@@ -243,13 +261,19 @@ impl HalfStream {
         for &(rs, re) in &ranges {
             let bytes = slice_at(payload, rs - start, re - start);
             if rs == self.next_off {
-                self.deliver(ctx, bytes);
+                self.deliver(ctx, bytes, ctx.at);
                 self.drain(ctx);
             } else {
                 ctx.stats.out_of_order_bytes += bytes.len() as u64;
                 self.pending_bytes += bytes.len();
                 *ctx.total_buffered += bytes.len();
-                self.pending.insert(rs, bytes.to_vec());
+                self.pending.insert(
+                    rs,
+                    Piece {
+                        data: bytes.to_vec(),
+                        stamp: ctx.at,
+                    },
+                );
             }
         }
         *ctx.scratch = ranges;
@@ -257,11 +281,11 @@ impl HalfStream {
         ctx.stats.peak_buffered = ctx.stats.peak_buffered.max(buffered);
     }
 
-    fn deliver(&mut self, ctx: &mut Ctx<'_>, bytes: &[u8]) {
+    fn deliver(&mut self, ctx: &mut Ctx<'_>, bytes: &[u8], stamp: Stamp) {
         if bytes.is_empty() {
             return;
         }
-        ctx.data(self.next_off, bytes);
+        ctx.data(self.next_off, bytes, stamp);
         self.next_off += bytes.len() as u64;
         ctx.stats.delivered_bytes += bytes.len() as u64;
         self.remember(ctx.cfg.overlap_history, bytes);
@@ -288,7 +312,7 @@ impl HalfStream {
             let piece = entry.remove();
             self.pending_bytes -= piece.len();
             *ctx.total_buffered -= piece.len();
-            self.deliver(ctx, &piece);
+            self.deliver(ctx, &piece.data, piece.stamp);
         }
     }
 

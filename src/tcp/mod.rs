@@ -4,7 +4,7 @@
 
 mod half;
 
-use crate::net::TcpSegment;
+use crate::net::{TcpSegment, Vlan};
 use half::{Ctx, HalfStream};
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
@@ -57,12 +57,19 @@ pub enum StreamEvent<'a> {
         packet: u64,
     },
     /// In-order bytes; `stream_offset` counts delivered bytes and gaps since
-    /// the stream start.
+    /// the stream start. `packet` and `ts_ns` are those of the packet that
+    /// carried these bytes, which is not the packet being pushed when they
+    /// were buffered out of order (delivered after reordering resolves, a
+    /// hole is skipped, or at close).
     Data {
         conn: ConnId,
         dir: Dir,
         data: &'a [u8],
         stream_offset: u64,
+        packet: u64,
+        ts_ns: i64,
+        /// Input file of that packet (see [`Stamp`]).
+        file: u32,
     },
     /// `len` bytes never seen were skipped.
     Gap {
@@ -82,6 +89,15 @@ pub enum StreamEvent<'a> {
         conn: ConnId,
         reason: CloseReason,
     },
+}
+
+/// Where some bytes were captured: the packet's number, time and input file
+/// (its index among merged inputs; 0 for a single input).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stamp {
+    pub packet: u64,
+    pub ts_ns: i64,
+    pub file: u32,
 }
 
 /// Limits. Memory held is at most `max_buffered_total` of out-of-order
@@ -159,13 +175,18 @@ pub struct TcpStats {
     pub peak_buffered: usize,
 }
 
-/// Unordered endpoint pair: both directions map to one key.
+/// Unordered endpoint pair on one VLAN: both directions map to one key, and
+/// the same endpoints on another VLAN are another connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct FlowKey(SocketAddr, SocketAddr);
+struct FlowKey(SocketAddr, SocketAddr, Vlan);
 
 impl FlowKey {
-    fn new(x: SocketAddr, y: SocketAddr) -> FlowKey {
-        if x <= y { FlowKey(x, y) } else { FlowKey(y, x) }
+    fn new(x: SocketAddr, y: SocketAddr, vlan: Vlan) -> FlowKey {
+        if x <= y {
+            FlowKey(x, y, vlan)
+        } else {
+            FlowKey(y, x, vlan)
+        }
     }
 }
 
@@ -244,14 +265,25 @@ impl Reassembler {
         self.total_buffered
     }
 
-    /// Feeds one segment. `frame` is the 1-based packet number, `ts_ns` the
+    /// Feeds one segment. `packet` is the 1-based packet number, `ts_ns` the
     /// packet time; events for bytes this packet completes are emitted now.
     pub fn push(&mut self, packet: u64, ts_ns: i64, seg: &TcpSegment<'_>, out: Out<'_>) {
+        let at = Stamp {
+            packet,
+            ts_ns,
+            file: 0,
+        };
+        self.push_at(at, seg, out);
+    }
+
+    /// [`Reassembler::push`] for a packet of input `at.file` (merged inputs).
+    pub fn push_at(&mut self, at: Stamp, seg: &TcpSegment<'_>, out: Out<'_>) {
+        let Stamp { packet, ts_ns, .. } = at;
         self.stats.segments += 1;
         if let Some(timeout) = self.cfg.idle_timeout_ns {
             self.expire_idle(ts_ns, timeout, out);
         }
-        let key = FlowKey::new(seg.src, seg.dst);
+        let key = FlowKey::new(seg.src, seg.dst, seg.vlan);
         let has_data = seg.payload_len > 0;
 
         let state = self.conns.get(&key).map(|c| {
@@ -330,6 +362,7 @@ impl Reassembler {
             total_buffered,
             out,
             scratch,
+            at,
         };
         // What this ACK releases on the other side was sent before this
         // segment's own data, so it is delivered first (a response must not
@@ -453,6 +486,7 @@ impl Reassembler {
             return;
         }
         for dir in [Dir::AtoB, Dir::BtoA] {
+            // Closing delivers only buffered bytes, each with its own stamp.
             let mut ctx = Ctx {
                 conn: conn.id,
                 dir,
@@ -461,6 +495,11 @@ impl Reassembler {
                 total_buffered,
                 out,
                 scratch,
+                at: Stamp {
+                    packet: 0,
+                    ts_ns: conn.last_ts,
+                    file: 0,
+                },
             };
             conn.halves(dir).0.flush(&mut ctx);
         }

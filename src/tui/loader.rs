@@ -50,6 +50,8 @@ pub struct Input {
     /// What the status bar calls it: a file name or `live IFACE (BPF)`.
     pub label: String,
     pub live: bool,
+    /// The capture files read (several are merged), so `w` can read them again.
+    pub paths: Vec<std::path::PathBuf>,
     estimate: Option<Estimate>,
     stop: Arc<AtomicBool>,
 }
@@ -66,9 +68,23 @@ impl Input {
                 path.to_string()
             },
             live: false,
+            paths: vec![path.into()],
             estimate: Estimate::of(path),
             stop: Arc::new(AtomicBool::new(false)),
         })
+    }
+
+    /// Several capture files already opened and merged by time.
+    pub fn merged(source: Source, paths: &[String]) -> Input {
+        Input {
+            source,
+            label: paths.join(" + "),
+            live: false,
+            paths: paths.iter().map(Into::into).collect(),
+            // Record sizes cannot say how far into which file loading is.
+            estimate: None,
+            stop: Arc::new(AtomicBool::new(false)),
+        }
     }
 
     /// Opens an interface for live capture.
@@ -82,6 +98,7 @@ impl Input {
             source,
             label: format!("live {iface} ({bpf})"),
             live: true,
+            paths: Vec::new(),
             estimate: None,
             stop,
         })

@@ -108,10 +108,11 @@ pub fn run(input: Input, opts: Options) -> io::Result<()> {
     if let Some(f) = &opts.filter {
         app.apply_filter(f).map_err(io::Error::other)?;
     }
-    // `w` reads a capture file again; a live capture or standard input cannot be.
-    let path = std::path::PathBuf::from(&input.label);
-    if !input.live && input.label != "standard input" && path.is_file() {
-        app.set_reopen(Arc::new(move || crate::capture::Source::open_file(&path)));
+    // `w` reads the capture files again (merged as before, so packet numbers
+    // agree); a live capture or standard input cannot be.
+    let paths = input.paths.clone();
+    if !input.live && !paths.is_empty() && paths.iter().all(|p| p.is_file()) {
+        app.set_reopen(Arc::new(move || crate::capture::Source::open_files(&paths)));
     }
     let loader = Loader::spawn(input, opts.config)?;
     let guard = TerminalGuard::enter()?;

@@ -384,6 +384,7 @@ impl Store {
             warnings: self.warnings(i, r),
             msg,
             version_source: r.version_source(),
+            file: 0,
         };
         Some(f(&rec))
     }

@@ -143,15 +143,23 @@ fn hex(out: &mut Vec<u8>, b: &[u8]) {
 
 /// Writes one NDJSON line (with its newline) for a message, keys as the contract orders them.
 pub fn write_record(out: &mut Vec<u8>, r: &crate::dissect::Record<'_>) {
+    write_record_in(out, r, None);
+}
+
+/// [`write_record`], with the `file` key (the input's path as given) when
+/// several inputs are read.
+pub fn write_record_in(out: &mut Vec<u8>, r: &crate::dissect::Record<'_>, file: Option<&str>) {
     let f = r;
     let m = &r.msg;
     let secs = f.ts_ns.div_euclid(1_000_000_000);
     let micros = f.ts_ns.rem_euclid(1_000_000_000) / 1000;
-    let _ = write!(
-        out,
-        "{{\"frame\":{},\"ts\":{secs}.{micros:06},\"src\":",
-        f.packet
-    );
+    let _ = write!(out, "{{\"frame\":{},\"ts\":{secs}.{micros:06},", f.packet);
+    if let Some(name) = file {
+        out.extend_from_slice(b"\"file\":");
+        string(out, name);
+        out.push(b',');
+    }
+    out.extend_from_slice(b"\"src\":");
     string(out, &f.src.to_string());
     out.extend_from_slice(b",\"dst\":");
     string(out, &f.dst.to_string());

@@ -5,6 +5,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
+use super::escape::escape;
 use crate::codec::Message;
 use crate::proto::{api_name, error_name};
 use std::fmt::Write;
@@ -54,6 +55,50 @@ fn push_u64(out: &mut String, mut n: u64) {
     for d in digits.iter().skip(i) {
         out.push(char::from(*d));
     }
+}
+
+/// Items of a list a summary line shows before `+N more` (tree and JSON show all).
+pub const SUMMARY_ITEMS: usize = 3;
+/// Characters of a wire string a summary line shows before `…` (tree and JSON show all).
+pub const SUMMARY_CHARS: usize = 40;
+
+/// A wire string for a summary line: escaped, and cut after [`SUMMARY_CHARS`] characters
+/// with `…`. The cut is made before escaping, so an escape is never split.
+pub fn short(s: &str) -> String {
+    match s.char_indices().nth(SUMMARY_CHARS) {
+        Some((at, _)) => format!("{}…", escape(s.get(..at).unwrap_or(s))),
+        None => escape(s).into_owned(),
+    }
+}
+
+/// A list for a summary line: the first [`SUMMARY_ITEMS`] items written by `item`, joined
+/// by `, `, then `, +N more`. Items past the limit are counted, never formatted.
+pub fn list<T: Copy>(items: &[T], mut item: impl FnMut(T) -> String) -> String {
+    let mut out = String::new();
+    for (i, x) in items.iter().take(SUMMARY_ITEMS).enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&item(*x));
+    }
+    let more = items.len().saturating_sub(SUMMARY_ITEMS);
+    if more > 0 {
+        let _ = write!(out, ", +{more} more");
+    }
+    out
+}
+
+/// A count with thousands separators: `1,234`.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A duration in µs, as people read it.
@@ -131,6 +176,44 @@ mod tests {
             let sa: SocketAddr = a.parse().unwrap();
             assert_eq!(addr(&sa), sa.to_string());
         }
+    }
+
+    #[test]
+    fn summary_lists_and_strings_are_bounded() {
+        let n = |k: usize| (0..k).collect::<Vec<_>>();
+        assert_eq!(list(&n(0), |i| i.to_string()), "");
+        assert_eq!(list(&n(3), |i| i.to_string()), "0, 1, 2");
+        assert_eq!(list(&n(4), |i| i.to_string()), "0, 1, 2, +1 more");
+        let mut formatted = 0;
+        assert_eq!(
+            list(&n(9), |i| {
+                formatted += 1;
+                i.to_string()
+            }),
+            "0, 1, 2, +6 more"
+        );
+        assert_eq!(formatted, 3);
+        let exact = "x".repeat(SUMMARY_CHARS);
+        assert_eq!(short(&exact), exact);
+        assert_eq!(short(&format!("{exact}y")), format!("{exact}…"));
+        // Characters, not bytes; and an escape is never cut in two.
+        let wide = "é".repeat(SUMMARY_CHARS + 5);
+        assert_eq!(short(&wide), format!("{}…", "é".repeat(SUMMARY_CHARS)));
+        let raw = format!("{}\u{1b}[2J", "a".repeat(SUMMARY_CHARS - 1));
+        assert_eq!(
+            short(&raw),
+            format!("{}\\x1b…", "a".repeat(SUMMARY_CHARS - 1))
+        );
+        assert_eq!(short(""), "");
+    }
+
+    #[test]
+    fn counts_have_separators() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1234), "1,234");
+        assert_eq!(count(1_000_000), "1,000,000");
+        assert_eq!(count(u64::MAX), "18,446,744,073,709,551,615");
     }
 
     #[test]

@@ -29,6 +29,10 @@ pub struct Printer {
     buf: Vec<u8>,
     line: String,
     broken: bool,
+    /// ANSI colour in summary lines.
+    color: bool,
+    /// The inputs' paths when several are merged: NDJSON then names each message's file.
+    files: Vec<String>,
 }
 
 impl Printer {
@@ -45,7 +49,25 @@ impl Printer {
             buf: Vec::with_capacity(4096),
             line: String::with_capacity(256),
             broken: false,
+            color: false,
+            files: Vec::new(),
         }
+    }
+
+    /// Colours summary lines (requests, responses, errors, warnings, slow latency); tree
+    /// and JSON stay plain.
+    pub fn with_color(mut self, color: bool) -> Printer {
+        self.color = color;
+        self
+    }
+
+    /// The inputs being read, by index: with more than one, each NDJSON
+    /// object carries `file`.
+    pub fn with_files(mut self, files: &[String]) -> Printer {
+        if files.len() > 1 {
+            self.files = files.to_vec();
+        }
+        self
     }
 
     /// Prints one message if selected; `Break` once the limit is reached or stdout is gone.
@@ -60,12 +82,19 @@ impl Printer {
         match self.format {
             Format::Summary => {
                 self.line.clear();
-                summary::write_line(&mut self.line, r);
+                if self.color {
+                    summary::write_line_colored(&mut self.line, r);
+                } else {
+                    summary::write_line(&mut self.line, r);
+                }
                 self.line.push('\n');
                 self.buf.extend_from_slice(self.line.as_bytes());
             }
             Format::Tree => self.buf.extend_from_slice(tree::record(r).as_bytes()),
-            Format::Json => json::write_record(&mut self.buf, r),
+            Format::Json => {
+                let file = self.files.get(r.file as usize).map(String::as_str);
+                json::write_record_in(&mut self.buf, r, file)
+            }
         }
         let written = self.out.write_all(&self.buf).and_then(|()| {
             if self.line_flush {

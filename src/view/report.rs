@@ -4,7 +4,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
-use super::labels::api_label;
+use super::labels::{api_label, count};
 use crate::pipeline::RunStats;
 
 /// The end-of-run statistics as text, one line per topic.
@@ -100,7 +100,125 @@ pub fn render(s: &RunStats) -> String {
             e,
             "  link/IP: {} non-TCP, {} IP fragments, {} truncated by snaplen, {} unknown link type, {} malformed",
             n.non_tcp, n.ip_fragments, n.truncated, n.unknown_linktype, n.malformed
-        )
+        )?;
+        if n.ip_fragments > 0 {
+            writeln!(
+                e,
+                "  IP fragments: {} TCP datagrams reassembled, given up: {} timed out, {} at the memory limit, {} with a fragment that did not fit",
+                n.fragments_reassembled,
+                n.fragments_timed_out,
+                n.fragments_evicted,
+                n.fragments_bad
+            )?;
+        }
+        if let Some(c) = &s.capture {
+            let skipped = c.other_blocks + c.custom_blocks + c.unknown_blocks + c.orphan_packets;
+            if skipped > 0 || c.interfaces > 1 || c.sections > 1 {
+                writeln!(
+                    e,
+                    "  capture file: {} sections, {} interfaces; skipped {} custom, {} unknown and {} other non-packet blocks, {} packets of undescribed interfaces",
+                    c.sections,
+                    c.interfaces,
+                    c.custom_blocks,
+                    c.unknown_blocks,
+                    c.other_blocks,
+                    c.orphan_packets
+                )?;
+            }
+        }
+        Ok(())
     })();
     e
+}
+
+/// Ports the "no Kafka traffic" line names.
+const BUSIEST: usize = 3;
+
+/// Why nothing was found, when no Kafka message was: one line for stderr, naming the
+/// busiest server ports and suggesting `--port` for the busiest one not already taken as
+/// Kafka (`kafka_ports`). `None` when there was a Kafka message.
+pub fn nothing_found(s: &RunStats, kafka_ports: &[u16]) -> Option<String> {
+    if !s.messages.is_empty() {
+        return None;
+    }
+    let conns = s.tcp.connections;
+    if conns == 0 {
+        return Some(format!(
+            "kwire: no Kafka traffic found: no TCP connections in {} packets\n",
+            count(s.packets)
+        ));
+    }
+    let plural =
+        |n: u64, word: &str| format!("{} {word}{}", count(n), if n == 1 { "" } else { "s" });
+    let mut line = format!(
+        "kwire: no Kafka traffic found in {}",
+        plural(conns, "TCP connection")
+    );
+    let top = s.kafka.ports.top(BUSIEST);
+    if let Some(((port, n), rest)) = top.split_first() {
+        line.push_str(if rest.is_empty() {
+            "; the busiest port was "
+        } else {
+            "; the busiest ports were "
+        });
+        line.push_str(&format!("{port} ({})", plural(*n, "connection")));
+        for (port, n) in rest {
+            line.push_str(&format!(", {port} ({})", count(*n)));
+        }
+    }
+    if let Some((port, _)) = top.iter().find(|(p, _)| !kafka_ports.contains(p)) {
+        line.push_str(&format!("; try --port {port}"));
+    }
+    line.push('\n');
+    Some(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::SocketAddr;
+
+    fn with_ports(ports: &[(u16, u64)]) -> RunStats {
+        let mut s = RunStats::default();
+        for (port, n) in ports {
+            for i in 0..*n {
+                let client = SocketAddr::from(([10, 0, 0, 1], 40000 + i as u16));
+                s.kafka
+                    .ports
+                    .add(client, SocketAddr::from(([10, 0, 0, 2], *port)), true);
+                s.tcp.connections += 1;
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn nothing_found_names_the_busiest_ports() {
+        let s = with_ports(&[(443, 3), (9094, 12), (22, 1), (80, 1)]);
+        assert_eq!(
+            nothing_found(&s, &[9092, 9093]).unwrap(),
+            "kwire: no Kafka traffic found in 17 TCP connections; the busiest ports were 9094 (12 connections), 443 (3), 22 (1); try --port 9094\n"
+        );
+        // The busiest port already taken as Kafka is not suggested again.
+        let s = with_ports(&[(9092, 2), (8080, 1)]);
+        assert_eq!(
+            nothing_found(&s, &[9092, 9093]).unwrap(),
+            "kwire: no Kafka traffic found in 3 TCP connections; the busiest ports were 9092 (2 connections), 8080 (1); try --port 8080\n"
+        );
+        let s = with_ports(&[(9092, 1)]);
+        assert_eq!(
+            nothing_found(&s, &[9092, 9093]).unwrap(),
+            "kwire: no Kafka traffic found in 1 TCP connection; the busiest port was 9092 (1 connection)\n"
+        );
+        let mut s = RunStats {
+            packets: 1234,
+            ..RunStats::default()
+        };
+        assert_eq!(
+            nothing_found(&s, &[]).unwrap(),
+            "kwire: no Kafka traffic found: no TCP connections in 1,234 packets\n"
+        );
+        s.messages.insert(("Vote".into(), "request"), 1);
+        assert_eq!(nothing_found(&s, &[]), None);
+    }
 }

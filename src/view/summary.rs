@@ -2,7 +2,7 @@
 
 use super::escape::escape;
 use crate::apis;
-use crate::codec::{Kind, Message};
+use crate::codec::{Kind, Message, Role, Value};
 use crate::dissect::{Record, VersionSource};
 use std::fmt::Write;
 
@@ -17,8 +17,49 @@ pub fn line(r: &Record<'_>) -> String {
     out
 }
 
+/// Latency from this many µs up is highlighted when the line is coloured.
+pub const SLOW_LATENCY_US: i64 = 100_000;
+
+/// Colours of a summary line on a terminal (ANSI, via `anstyle`).
+mod paint {
+    use anstyle::{AnsiColor, Style};
+    pub const REQUEST: Style = AnsiColor::Cyan.on_default();
+    pub const RESPONSE: Style = AnsiColor::Green.on_default();
+    pub const ERROR: Style = AnsiColor::Red.on_default();
+    pub const MALFORMED: Style = AnsiColor::Red.on_default().bold();
+    pub const WARNING: Style = AnsiColor::Yellow.on_default();
+    pub const SLOW: Style = AnsiColor::Magenta.on_default().bold();
+}
+
+/// Appends `text` in `style` when colouring, plain otherwise.
+fn styled(out: &mut String, color: bool, style: anstyle::Style, text: impl std::fmt::Display) {
+    if color {
+        let _ = write!(out, "{}{text}{}", style.render(), style.render_reset());
+    } else {
+        let _ = write!(out, "{text}");
+    }
+}
+
 /// Appends the summary line (without a newline) to `out`.
 pub fn write_line(out: &mut String, r: &Record<'_>) {
+    write_line_with(out, r, None);
+}
+
+/// Appends the summary line in colour: the API and kind by direction, the details red
+/// when an error code in the body is not 0, `!! malformed` bold red, warnings yellow,
+/// latency from [`SLOW_LATENCY_US`] bold magenta. The text is the same as
+/// [`write_line`]'s; only escapes are added.
+pub fn write_line_colored(out: &mut String, r: &Record<'_>) {
+    let error = r.msg.tree.nodes.iter().any(|n| {
+        n.role == Role::Field
+            && n.name.ends_with("ErrorCode")
+            && matches!(n.value, Value::Int(c) if c != 0)
+    });
+    write_line_with(out, r, Some(error));
+}
+
+/// `paint` is `Some(error)` when colouring.
+fn write_line_with(out: &mut String, r: &Record<'_>, paint: Option<bool>) {
     let f = r;
     let m = &r.msg;
     let rel = (f.ts_ns - r.first_ts_ns) as f64 / 1e9;
@@ -27,48 +68,83 @@ pub fn write_line(out: &mut String, r: &Record<'_>) {
     out.push_str(" → ");
     push_addr(out, &f.dst);
     out.push_str("  ");
+    let style = match m.kind {
+        Kind::Request => paint::REQUEST,
+        Kind::Response => paint::RESPONSE,
+    };
+    let color = paint.is_some();
+    if color {
+        let _ = write!(out, "{}", style.render());
+    }
     push_api_version(out, m);
-    let _ = write!(out, " {:<8} corr=", m.kind.as_str());
+    if color {
+        let _ = write!(out, " {}{}", m.kind.as_str(), style.render_reset());
+        let pad = 8usize.saturating_sub(m.kind.as_str().len());
+        out.extend(std::iter::repeat_n(' ', pad));
+        out.push_str(" corr=");
+    } else {
+        let _ = write!(out, " {:<8} corr=", m.kind.as_str());
+    }
     match m.correlation_id {
         Some(c) => {
             let _ = write!(out, "{c}");
         }
         None => out.push('?'),
     }
-    write_tail(out, r, f.latency_ns);
+    write_tail(out, r, f.latency_ns, paint);
 }
 
 /// Appends what the summary line says after `corr=N`, except the latency: the
 /// version source, the details, a decode error and the warnings, each after
 /// its separator as in the line. The TUI's Info column shows this.
 pub fn write_info(out: &mut String, r: &Record<'_>) {
-    write_tail(out, r, None);
+    write_tail(out, r, None, None);
 }
 
-fn write_tail(out: &mut String, r: &Record<'_>, latency_ns: Option<i64>) {
+fn write_tail(out: &mut String, r: &Record<'_>, latency_ns: Option<i64>, paint: Option<bool>) {
     let f = r;
     let m = &r.msg;
+    let color = paint.is_some();
     if r.version_source == Some(VersionSource::Inferred) {
         out.push_str(" (version inferred)");
     }
     let detail = details(m);
     if !detail.is_empty() {
         out.push_str("  ");
-        out.push_str(&detail);
+        styled(out, paint == Some(true), paint::ERROR, &detail);
     }
     if let Some(ns) = latency_ns {
         out.push_str("  ");
-        out.push_str(&latency(ns / 1000));
+        let us = ns / 1000;
+        styled(
+            out,
+            color && us >= SLOW_LATENCY_US,
+            paint::SLOW,
+            latency(us),
+        );
     }
     if let Some(e) = &m.error {
-        let _ = write!(out, "  !! malformed: {e}");
+        out.push_str("  ");
+        styled(
+            out,
+            color,
+            paint::MALFORMED,
+            format_args!("!! malformed: {e}"),
+        );
     }
     let mut warnings = f.warnings.iter().chain(m.warnings.iter());
     if let Some(w) = warnings.next() {
-        let _ = write!(out, "  ! {}", escape(w));
+        out.push_str("  ");
         let more = warnings.count();
         if more > 0 {
-            let _ = write!(out, " (+{more} more)");
+            styled(
+                out,
+                color,
+                paint::WARNING,
+                format_args!("! {} (+{more} more)", escape(w)),
+            );
+        } else {
+            styled(out, color, paint::WARNING, format_args!("! {}", escape(w)));
         }
     }
 }
@@ -78,7 +154,7 @@ fn details(m: &Message<'_>) -> String {
     let Some(body) = m.body else {
         return match (m.kind, m.client_id) {
             (Kind::Request, Some("")) => "client=\"\"".to_string(),
-            (Kind::Request, Some(c)) => format!("client={}", escape(c)),
+            (Kind::Request, Some(c)) => format!("client={}", super::labels::short(c)),
             _ => String::new(),
         };
     };
