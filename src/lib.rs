@@ -104,6 +104,11 @@ pub mod proto;
 #[allow(dead_code, unused_imports)]
 pub(crate) mod proto;
 #[cfg(feature = "testkit")]
+pub mod records;
+#[cfg(not(feature = "testkit"))]
+#[allow(dead_code, unused_imports)]
+pub(crate) mod records;
+#[cfg(feature = "testkit")]
 pub mod select;
 #[cfg(not(feature = "testkit"))]
 #[allow(dead_code, unused_imports)]

@@ -86,6 +86,12 @@ pub struct Limits {
     /// Connections silent this long are forgotten; live capture only (default 300).
     #[arg(long, value_name = "SECS")]
     pub idle_timeout: Option<f64>,
+    /// Decompressed bytes allowed per record batch; decompression stops there.
+    #[arg(long, default_value = "64M", value_parser = parse_size)]
+    pub max_decompressed: usize,
+    /// Records shown per record batch (the counts stay exact); 0 decompresses nothing.
+    #[arg(long, value_name = "N")]
+    pub max_records: Option<usize>,
 }
 
 /// Bytes with an optional K, M or G suffix (binary multiples).
@@ -105,6 +111,11 @@ impl Limits {
     /// The pipeline's configuration: these limits, plus `ports` always taken as Kafka. A live
     /// capture forgets connections idle past `--idle-timeout`; a file keeps them to its end.
     pub fn config(&self, port: &[u16], live: bool) -> Config {
+        // The views decode record batches with these, wherever they print.
+        crate::records::set_limits(
+            self.max_decompressed,
+            self.max_records.unwrap_or(usize::MAX),
+        );
         config(port, self, live)
     }
 }

@@ -337,13 +337,26 @@ fn collect<'v>(v: &'v Value, chain: &mut Vec<String>, out: &mut Vec<(Vec<String>
             for (k, x) in o {
                 chain.push(k.clone());
                 out.push((chain.clone(), x));
-                collect(x, chain, out);
+                // A decoded `records` field (record batches or message sets) is a view of
+                // the field's bytes; filters see the field, not inside it (contract).
+                if !is_record_batches(x) {
+                    collect(x, chain, out);
+                }
                 chain.pop();
             }
         }
         Value::Array(a) => a.iter().for_each(|x| collect(x, chain, out)),
         _ => {}
     }
+}
+
+/// Whether a body value is a decoded `records` field: an array of batches.
+fn is_record_batches(v: &Value) -> bool {
+    v.as_array().is_some_and(|a| {
+        a.iter().any(|b| {
+            b.get("Magic").is_some() || b.get("Partial").is_some() || b.get("Bytes").is_some()
+        })
+    })
 }
 
 /// A value's occurrences: lists give their elements, null gives none.

@@ -7,14 +7,17 @@
 #              transactional-producer consumer-group-kafka-python
 #              consumer-group-librdkafka tls-kafka-python tls-resumption
 #              tls-kraft-election
+#              records records-large
 #   env: KWIRE_CTRL_PORTS (default "19301 19302 19303"), KWIRE_BROKER_PORT (19392),
 #        KWIRE_BROKER_TLS_PORTS (default "19393 19394 19395": SSL listeners, any
 #        suite / TLS 1.3 AES-128-GCM only / TLS 1.3 ChaCha20-Poly1305 only),
 #        KWIRE_TLS_PROXY_PORT (19396: a TLS terminator in front of the broker),
 #        KWIRE_RUN_DIR (default run/ here: the cluster's configs, data and logs)
 #
-# Writes captures/<scenario>.pcap; `verify` prints what tshark and Kafka's own
-# parsers find in each capture. Kafka's jars (lib/), the compiled client mains
+# Writes captures/<scenario>.pcap (captures/records/ for the records scenarios);
+# `verify` prints what tshark and Kafka's own parsers find in each capture;
+# `records-truth` writes captures/records/truth/ (every record batch of every
+# capture as Kafka's MemoryRecords reads it). Kafka's jars (lib/), the compiled client mains
 # (target/), the Python venv (.venv/) and the cluster's data and logs (run/) all
 # stay in this folder and are git-ignored. Every process started here is tracked
 # by pid and stopped by the EXIT trap.
@@ -51,16 +54,20 @@ TOPIC="kwire-demo"
 # Client library versions installed into the venv.
 KAFKA_PYTHON_VERSION="3.0.12"
 CONFLUENT_KAFKA_VERSION="2.16.1"
+# kafka-python's LZ4 codec.
+LZ4_VERSION="4.4.4"
 # Small heaps: the machine has 2 cores shared with compilers.
 JVM_OPTS=(-Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1
           -Djava.awt.headless=true "-Dlog4j2.configurationFile=$HERE/log4j2.properties")
 
 SCENARIOS=(kraft-initial-election kraft-reelection consumer-group-java
            transactional-producer consumer-group-kafka-python consumer-group-librdkafka
-           tls-kafka-python tls-resumption tls-kraft-election)
+           tls-kafka-python tls-resumption tls-kraft-election
+           records records-large)
+RECORDS_TOPIC="kwire-records"
 
 usage() {
-    echo "usage: $(basename "$0") all | SCENARIO... | verify" >&2
+    echo "usage: $(basename "$0") all | SCENARIO... | verify | records-truth" >&2
     echo "  scenarios: ${SCENARIOS[*]}" >&2
     exit 2
 }
@@ -128,10 +135,18 @@ setup_python() {
         log "creating the Python venv in .venv/"
         python3 -m venv "$VENV"
     fi
-    if ! "$VENV/bin/python" -c "import kafka, confluent_kafka" 2>/dev/null; then
+    if ! "$VENV/bin/python" -c "import kafka, confluent_kafka, lz4" 2>/dev/null; then
         "$VENV/bin/pip" install -q "kafka-python==$KAFKA_PYTHON_VERSION" \
-            "confluent-kafka==$CONFLUENT_KAFKA_VERSION"
+            "confluent-kafka==$CONFLUENT_KAFKA_VERSION" "lz4==$LZ4_VERSION"
     fi
+}
+
+# capture_file NAME: where scenario NAME's capture goes.
+capture_file() {
+    case "$1" in
+        records*) echo "$OUT/records/$1.pcap" ;;
+        *) echo "$OUT/$1.pcap" ;;
+    esac
 }
 
 port_free() { ! ss -Hltn "sport = :$1" | grep -q .; }
@@ -207,6 +222,8 @@ transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 transaction.state.log.num.partitions=3
 group.initial.rebalance.delay.ms=0
+# Room for the records-large scenario's 1,000,000-byte value.
+message.max.bytes=2097152
 EOF
     if ((WITH_TLS)); then
         tls_props >>"$RUN/broker.properties"
@@ -350,10 +367,12 @@ capture_start() {
     local name="$1" filter="" port i; shift
     for port in "$@"; do filter+="${filter:+ or }port $port"; done
     CAPTURE="$name"
-    rm -f "$OUT/$name.pcap"
+    local file; file="$(capture_file "$name")"
+    mkdir -p "$(dirname "$file")"
+    rm -f "$file"
     : >"$RUN/tcpdump-$name.log"
     # -U writes each packet at once; -c bounds the file whatever happens.
-    tcpdump -i lo -s 0 -U -c 20000 -w "$OUT/$name.pcap" "tcp and ($filter)" \
+    tcpdump -i lo -s 0 -U -c 20000 -w "$file" "tcp and ($filter)" \
         >"$RUN/tcpdump-$name.log" 2>&1 &
     PIDS[tcpdump]=$!
     for ((i = 0; i < 50; i++)); do
@@ -668,6 +687,81 @@ tshark_tls() {
         -e kafka.correlation_id -e kafka.response_key 2>/dev/null
 }
 
+# records: one batch per codec from the Java producer (none, gzip, snappy, lz4,
+# zstd), from kafka-python (gzip, lz4) and from librdkafka (gzip, snappy, zstd);
+# records with headers, null keys and null values; a transaction that commits
+# and one that aborts (their markers are control batches); then a consumer
+# fetching all of it from offset 0, read_uncommitted.
+scenario_records() {
+    setup_python
+    ensure_broker
+    local boot="127.0.0.1:$BROKER_PORT"
+    capture_start records "$BROKER_PORT"
+    run_client 120 "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.RecordsProduce \
+        "$boot" "$RECORDS_TOPIC" none,gzip,snappy,lz4,zstd
+    run_client 90 "$VENV/bin/python" "$HERE/clients/kafka_python_produce.py" \
+        "$boot" "$RECORDS_TOPIC" gzip,lz4
+    run_client 90 "$VENV/bin/python" "$HERE/clients/librdkafka_produce.py" \
+        "$boot" "$RECORDS_TOPIC" gzip,snappy,zstd
+    run_client 120 "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.TxProduce \
+        "$boot" "$RECORDS_TOPIC" kwire-records-txn kwire-records-txn-group
+    # 15 + 6 + 9 records, 3 committed and 1 aborted.
+    run_client 90 "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.RecordsConsume \
+        "$boot" "$RECORDS_TOPIC" 34 60
+    capture_stop
+}
+
+# records-large: one uncompressed 1,000,000-byte value, produced and fetched.
+scenario_records_large() {
+    ensure_broker
+    local boot="127.0.0.1:$BROKER_PORT"
+    capture_start records-large "$BROKER_PORT"
+    run_client 120 "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.RecordsProduce \
+        "$boot" "$RECORDS_TOPIC-large" LARGE
+    run_client 90 "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.RecordsConsume \
+        "$boot" "$RECORDS_TOPIC-large" 1 60
+    capture_stop
+}
+
+# records-truth: Kafka's own reading of every records field in every capture,
+# ours (captures/*.pcap) and the public ones (../shared/captures-public, values
+# as length and CRC-32 only), and fixtures.bin: batches that Kafka's
+# MemoryRecordsBuilder writes in every magic and codec; for tests/records_kafka.rs.
+records_truth() {
+    local f s dir="$OUT/records/truth" pub
+    mkdir -p "$dir"
+    for s in "${SCENARIOS[@]}"; do
+        f="$(capture_file "$s")"
+        [[ -f "$f" ]] || continue
+        # shellcheck disable=SC2046
+        "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.Verify --records "$f" $(capture_ports "$s") \
+            >"$dir/$s.txt"
+        log "$s: $(grep -c '^REC' "$dir/$s.txt" || true) records in $(grep -c '^BATCH' "$dir/$s.txt" || true) batches"
+    done
+    "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.RecordsFixtures "$dir/fixtures"
+    pub="$(cd "$OUT/../.." && pwd)/shared/captures-public"
+    [[ -d "$pub" ]] || pub="$(cd "$OUT/../../.." 2>/dev/null && pwd)/shared/captures-public"
+    if [[ -d "$pub" ]]; then
+        mkdir -p "$RUN"
+        for f in "$pub"/*.pcap "$pub"/*.pcapng; do
+            s="$(basename "$f")"
+            s="${s%.pcap*}"
+            if [[ "$f" == *.pcapng ]]; then
+                # Verify reads classic pcap only.
+                editcap -F pcap "$f" "$RUN/$s.pcap" || continue
+                f="$RUN/$s.pcap"
+            fi
+            "${JAVA[@]}" -Dkwire.log.level=WARN kwire.record.Verify --records-digest "$f" 9092 36333 \
+                >"$dir/public-$s.txt" 2>/dev/null || true
+            if grep -q '^FIELD' "$dir/public-$s.txt"; then
+                log "public $s: $(grep -c '^REC' "$dir/public-$s.txt" || true) records"
+            else
+                rm -f "$dir/public-$s.txt"
+            fi
+        done
+    fi
+}
+
 # ---------------------------------------------------------------- verify
 # capture_ports NAME: the Kafka server ports a capture was filtered on.
 capture_ports() {
@@ -685,7 +779,7 @@ verify() {
     local s f port ports dargs
     command -v tshark >/dev/null || die "tshark is missing (apt-get install -y tshark)"
     for s in "${SCENARIOS[@]}"; do
-        f="$OUT/$s.pcap"
+        f="$(capture_file "$s")"
         [[ -f "$f" ]] || { echo "== $s.pcap: missing"; continue; }
         if [[ "$s" == tls-* ]]; then
             echo "== $s.pcap ($(stat -c %s "$f") bytes), decrypted with $s.keys"
@@ -728,6 +822,12 @@ main() {
         (($# == 1)) || usage
         setup_java
         verify
+        exit 0
+    fi
+    if [[ "$1" == records-truth ]]; then
+        (($# == 1)) || usage
+        setup_java
+        records_truth
         exit 0
     fi
     if [[ "$1" == all ]]; then

@@ -94,6 +94,8 @@ fn views(data: &[u8], msg: Message<'_>, source: Option<VersionSource>) {
         msg,
         version_source: source,
         file: 0,
+        topic_names: Default::default(),
+        tls: None,
     };
     let _ = summary::line(&r);
     let _ = tree::record(&r);

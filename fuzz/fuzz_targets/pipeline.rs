@@ -40,8 +40,12 @@ fn keys() -> &'static KeyLog {
     static KEYS: OnceLock<KeyLog> = OnceLock::new();
     KEYS.get_or_init(|| {
         let mut k = KeyLog::parse(include_str!("../../captures/tls-kafka-python.keys"));
-        k.merge(KeyLog::parse(include_str!("../../captures/tls-resumption.keys")));
-        k.merge(KeyLog::parse(include_str!("../../captures/tls-kraft-election.keys")));
+        k.merge(KeyLog::parse(include_str!(
+            "../../captures/tls-resumption.keys"
+        )));
+        k.merge(KeyLog::parse(include_str!(
+            "../../captures/tls-kraft-election.keys"
+        )));
         k
     })
 }

@@ -22,6 +22,8 @@ const MAX_BALLOTS: usize = 100_000;
 const MAX_PENDING: usize = 65_536;
 /// Rounds lost before a node is listed as standing repeatedly without winning.
 const REPEAT_LOSSES: u64 = 2;
+/// KRaft's metadata topic, whose leader writes a LeaderChangeMessage per epoch.
+const METADATA_TOPIC: &str = "__cluster_metadata";
 
 /// Who a voter is: a node id, or only its address when the capture never tied the two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -140,6 +142,19 @@ pub struct Epoch {
     pub candidacies: Vec<Candidacy>,
     /// What the capture could not show, and anything that does not add up.
     pub notes: Vec<String>,
+    /// The leader's own LeaderChangeMessage for this epoch, from a Fetch response.
+    pub leader_record: Option<LeaderRecord>,
+}
+
+/// A KRaft leader's LeaderChangeMessage (a control record in `__cluster_metadata`):
+/// who it is, the voters of its epoch, and who voted for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeaderRecord {
+    /// The Fetch response that first carried it.
+    pub at: At,
+    pub leader: i32,
+    pub voters: Vec<i32>,
+    pub granting: Vec<i32>,
 }
 
 impl Epoch {
@@ -199,6 +214,8 @@ struct PartState {
     resigned: BTreeMap<i32, Resignation>,
     /// (epoch, leader) → the first Begin/End/Fetch response saying so, and how many did.
     known: BTreeMap<(i32, i32), (At, u64)>,
+    /// Epoch → the first LeaderChangeMessage seen for it.
+    leader_records: BTreeMap<i32, LeaderRecord>,
 }
 
 struct PendingBallot {
@@ -466,6 +483,22 @@ impl Elections {
         (out, self.not_kept)
     }
 
+    /// A LeaderChangeMessage for `epoch` of KRaft's metadata partition, as a
+    /// Fetch response carried it (Vote traffic names that partition; a Fetch
+    /// may name it by topic id only).
+    pub(super) fn leader_change(&mut self, epoch: i32, rec: LeaderRecord) {
+        let key = self
+            .parts
+            .keys()
+            .find(|k| k.1 == METADATA_TOPIC && k.2 == 0)
+            .cloned()
+            .unwrap_or((None, METADATA_TOPIC.to_string(), 0));
+        let part = self.parts.entry(key).or_default();
+        part.nodes.insert(rec.leader);
+        part.nodes.extend(rec.voters.iter().copied());
+        part.leader_records.entry(epoch).or_insert(rec);
+    }
+
     fn resolve(&self, v: Voter) -> Voter {
         resolve(&self.addr_nodes, v)
     }
@@ -505,6 +538,7 @@ impl Elections {
         all.extend(part.known.keys().map(|(e, _)| *e).filter(|e| *e >= 0));
         all.extend(part.announced.keys().copied().filter(|e| *e >= 0));
         all.extend(part.resigned.keys().copied().filter(|e| *e >= 0));
+        all.extend(part.leader_records.keys().copied().filter(|e| *e >= 0));
         let mut epochs = Vec::new();
         for e in all {
             let cands = epochs_raw

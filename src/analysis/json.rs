@@ -59,7 +59,7 @@ fn candidacy(c: &Candidacy) -> Value {
 }
 
 fn epoch(e: &Epoch) -> Value {
-    json!({
+    let mut v = json!({
         "epoch": e.epoch, "outcome": e.outcome.as_str(), "leader": e.leader,
         "began": at(e.began), "majority": at(e.majority), "reported": at(e.reported),
         "duration_us": e.duration_ns().map(|n| n / 1000),
@@ -70,7 +70,15 @@ fn epoch(e: &Epoch) -> Value {
             "ts": ts(a.ts_ns), "responses": n})),
         "candidacies": e.candidacies.iter().map(candidacy).collect::<Vec<_>>(),
         "notes": e.notes,
-    })
+    });
+    // Only where a Fetch response carried the leader's LeaderChangeMessage.
+    if let (Some(r), Some(o)) = (&e.leader_record, v.as_object_mut()) {
+        o.insert(
+            "leader_record".into(),
+            json!({"at": at(Some(r.at)), "leader": r.leader, "voters": r.voters, "granting": r.granting}),
+        );
+    }
+    v
 }
 
 fn partition(p: &PartitionElections) -> Value {

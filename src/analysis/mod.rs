@@ -23,7 +23,8 @@ pub use coordinators::{
     Asker, CoordinatorAnswer, CoordinatorChange, CoordinatorKey, Endpoint, key_type_name,
 };
 pub use elections::{
-    Ballot, Candidacy, Epoch, Outcome, PartitionElections, RepeatCandidate, Resignation, Voter,
+    Ballot, Candidacy, Epoch, LeaderRecord, Outcome, PartitionElections, RepeatCandidate,
+    Resignation, Voter,
 };
 pub use groups::{Group, GroupError, Leave, Rebalance};
 pub use html::render_html;
@@ -112,6 +113,9 @@ impl Analyzer {
         if let Some(key) = m.api_key {
             self.facts(r, key, body);
         }
+        if m.api_key == Some(1) && m.kind == Kind::Response {
+            self.leader_changes(r);
+        }
         let Some(api) = m.api_key.and_then(api_table::get) else {
             return;
         };
@@ -161,6 +165,61 @@ impl Analyzer {
                 }
             }
             (None, _) => {}
+        }
+    }
+
+    /// LeaderChangeMessages in a Fetch response's control batches (read from
+    /// batch headers first, so only control batches are decoded).
+    fn leader_changes(&mut self, r: &Record<'_>) {
+        use crate::records::{self, ControlBody, Entry, Options};
+        let opts = Options {
+            schemas: Some(&records::kraft::Kraft),
+            ..Options::current()
+        };
+        for n in &r.msg.tree.nodes {
+            let Some(data) = crate::view::records::data(n) else {
+                continue;
+            };
+            for s in records::summary::summaries(data).filter(|s| s.is_control) {
+                let Some(batch) = data.get(s.at..s.at + s.bytes) else {
+                    continue;
+                };
+                for e in records::batches(batch, &opts) {
+                    let Entry::Batch(b) = e else { continue };
+                    for rec in &b.records {
+                        let Some(Ok(c)) = &rec.control else { continue };
+                        let ControlBody::Data(d) = &c.body else {
+                            continue;
+                        };
+                        if c.type_id != 2 {
+                            continue;
+                        }
+                        let ids = |k: &str| -> Vec<i32> {
+                            d[k].as_array()
+                                .map(|a| {
+                                    a.iter()
+                                        .filter_map(|v| v["VoterId"].as_i64())
+                                        .filter_map(|v| i32::try_from(v).ok())
+                                        .collect()
+                                })
+                                .unwrap_or_default()
+                        };
+                        let Some(leader) =
+                            d["LeaderId"].as_i64().and_then(|v| i32::try_from(v).ok())
+                        else {
+                            continue;
+                        };
+                        let lr = elections::LeaderRecord {
+                            at: At::of(r),
+                            leader,
+                            voters: ids("Voters"),
+                            granting: ids("GrantingVoters"),
+                        };
+                        self.elections
+                            .leader_change(b.header.partition_leader_epoch, lr);
+                    }
+                }
+            }
         }
     }
 

@@ -157,6 +157,23 @@ fn epoch(out: &mut String, e: &Epoch, rel: &dyn Fn(At) -> String) {
         }
         out.push('\n');
     }
+    if let Some(r) = &e.leader_record {
+        let ids = |v: &[i32]| {
+            v.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(
+            out,
+            "    leader's record at {} [{}]: node {} voted in by {} (voters {})",
+            rel(r.at),
+            r.at.packet,
+            r.leader,
+            ids(&r.granting),
+            ids(&r.voters)
+        );
+    }
     for c in &e.candidacies {
         candidacy(out, c, rel);
     }

@@ -5,13 +5,13 @@ use std::io::Write;
 
 /// Writes the body object rooted at node `i` (the Body node) as JSON.
 pub fn write_body(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize) {
-    write_object(out, tree, i, &[]);
+    write_object(out, tree, i, &[], false);
 }
 
 /// As [`write_body`], with `"_topic_name"` after each `TopicId` node in `named`
 /// (sorted by node, as [`crate::topics::IdNames::nodes`] gives them).
 pub fn write_body_named(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, named: &[(usize, &str)]) {
-    write_object(out, tree, i, named);
+    write_object(out, tree, i, named, false);
 }
 
 /// The body as a `serde_json::Value`, for tests and tools.
@@ -21,22 +21,30 @@ pub fn body_value(tree: &Tree<'_>, i: usize) -> serde_json::Value {
     serde_json::from_slice(&out).unwrap_or(serde_json::Value::Null)
 }
 
+/// The body with `records` fields as the hex of their bytes, as the encoder
+/// takes them: for writing a message back to its wire bytes.
+pub fn body_value_wire(tree: &Tree<'_>, i: usize) -> serde_json::Value {
+    let mut out = Vec::new();
+    write_object(&mut out, tree, i, &[], true);
+    serde_json::from_slice(&out).unwrap_or(serde_json::Value::Null)
+}
+
 /// Writes the fields under node `i` as an object, known tagged fields by name
 /// and unknown ones under `_unknown_tagged_fields`.
-fn write_object(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, named: &[(usize, &str)]) {
+fn write_object(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, named: &[(usize, &str)], raw: bool) {
     out.push(b'{');
     let mut first = true;
     let mut unknown = Vec::new();
     for c in tree.children(i) {
         let Some(n) = tree.nodes.get(c) else { continue };
         match n.role {
-            Role::Field => member(out, tree, c, &mut first, named),
+            Role::Field => member(out, tree, c, &mut first, named, raw),
             Role::TaggedFields => {
                 for t in tree.children(c) {
                     match tree.nodes.get(t).map(|n| (n.role, n.value)) {
                         Some((Role::Tagged(_), _)) => {
                             if let Some(f) = tree.child_with_role(t, Role::Field) {
-                                member(out, tree, f, &mut first, named);
+                                member(out, tree, f, &mut first, named, raw);
                             }
                         }
                         Some((Role::UnknownTagged(tag), Value::Bytes(Some(data)))) => {
@@ -67,7 +75,14 @@ fn write_object(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, named: &[(usize, &
     out.push(b'}');
 }
 
-fn member(out: &mut Vec<u8>, tree: &Tree<'_>, c: usize, first: &mut bool, named: &[(usize, &str)]) {
+fn member(
+    out: &mut Vec<u8>,
+    tree: &Tree<'_>,
+    c: usize,
+    first: &mut bool,
+    named: &[(usize, &str)],
+    raw: bool,
+) {
     let Some(n) = tree.nodes.get(c) else { return };
     if !*first {
         out.push(b',');
@@ -75,7 +90,7 @@ fn member(out: &mut Vec<u8>, tree: &Tree<'_>, c: usize, first: &mut bool, named:
     *first = false;
     string(out, n.name);
     out.push(b':');
-    write_value(out, tree, c, named);
+    write_value(out, tree, c, named, raw);
     // Added by kwire, not on the wire: hence the `_` (see the contract).
     if let Ok(k) = named.binary_search_by(|(i, _)| i.cmp(&c)) {
         if let Some((_, name)) = named.get(k) {
@@ -85,10 +100,15 @@ fn member(out: &mut Vec<u8>, tree: &Tree<'_>, c: usize, first: &mut bool, named:
     }
 }
 
-fn write_value(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, named: &[(usize, &str)]) {
+fn write_value(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, named: &[(usize, &str)], raw: bool) {
     let Some(n) = tree.nodes.get(i) else { return };
+    if !raw && super::records::is_records(n) {
+        let data = super::records::data(n);
+        crate::records::json::write(out, data, &crate::records::Options::current());
+        return;
+    }
     match n.value {
-        Value::None => write_object(out, tree, i, named),
+        Value::None => write_object(out, tree, i, named, raw),
         Value::Array(None) => out.extend_from_slice(b"null"),
         Value::Array(Some(_)) => {
             out.push(b'[');
@@ -99,7 +119,7 @@ fn write_value(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, named: &[(usize, &s
                         out.push(b',');
                     }
                     first = false;
-                    write_value(out, tree, c, named);
+                    write_value(out, tree, c, named, raw);
                 }
             }
             out.push(b']');

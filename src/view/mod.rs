@@ -8,6 +8,7 @@ pub mod escape;
 pub mod json;
 pub mod labels;
 pub mod printer;
+pub mod records;
 pub mod report;
 pub mod summary;
 pub mod tree;

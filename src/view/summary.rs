@@ -160,12 +160,27 @@ fn details(r: &Record<'_>) -> String {
             _ => String::new(),
         };
     };
-    apis::details(
+    let mut d = apis::details(
         m.api_key,
         m.kind,
         &m.tree,
         body,
         &r.topic_names,
         m.client_id,
-    )
+    );
+    // An API with its own summary (Produce, Fetch, ...) already counts its records per
+    // partition; any other API carrying a `records` field gets the batch headers' facts.
+    let own = m.api_key.and_then(apis::get).is_some();
+    let records = if own {
+        String::new()
+    } else {
+        super::records::summary(&m.tree)
+    };
+    if !records.is_empty() {
+        if !d.is_empty() {
+            d.push_str("  ");
+        }
+        d.push_str(&records);
+    }
+    d
 }

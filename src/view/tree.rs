@@ -50,8 +50,46 @@ fn children(out: &mut String, tree: &Tree<'_>, i: usize, prefix: &mut String, at
         let len = prefix.len();
         prefix.push_str(if last { "    " } else { "|   " });
         children(out, tree, c, prefix, at);
+        if let Some(n) = tree.nodes.get(c) {
+            if let Some(data) = super::records::data(n) {
+                record_batches(out, n, data, prefix, at.version);
+            }
+        }
         prefix.truncate(len);
     }
+}
+
+/// The batches and records of a `records` field, under its line.
+fn record_batches(
+    out: &mut String,
+    field: &Node<'_>,
+    data: &[u8],
+    prefix: &mut String,
+    version: Option<i64>,
+) {
+    let t = super::records::decode(data);
+    let nodes = super::records::nodes(&t, field, data);
+    if nodes.is_empty() {
+        return;
+    }
+    // A local tree whose root stands for the field, so the same drawing applies.
+    let mut local = Tree {
+        nodes: Vec::with_capacity(nodes.len() + 1),
+    };
+    let mut root = field.clone();
+    root.value = Value::None;
+    root.next = nodes.len() as u32 + 1;
+    local.nodes.push(root);
+    local.nodes.extend(nodes.into_iter().map(|r| {
+        let mut n = r.node;
+        n.next += 1;
+        n
+    }));
+    let at = Ctx {
+        version,
+        named: &[],
+    };
+    children(out, &local, 0, prefix, &at);
 }
 
 fn line(out: &mut String, lead: &str, tree: &Tree<'_>, i: usize, at: &Ctx<'_>) {
@@ -194,6 +232,11 @@ pub fn value(out: &mut String, n: &Node<'_>) {
                 None => out.push_str("null"),
             }
             prefix_note(out, n.prefix, s.map(str::len));
+        }
+        (_, Value::Bytes(Some(b))) if n.ty == "records" => {
+            // What the batch headers say, without decompressing.
+            out.push_str(&crate::records::summary::Totals::of(b).describe());
+            prefix_note(out, n.prefix, Some(b.len()));
         }
         (_, Value::Bytes(b)) => {
             match b {

@@ -51,6 +51,7 @@ pub(super) fn build_epoch(
             list.join(", ")
         ));
     }
+    let record = part.leader_records.get(&e).cloned();
     let announced = part.announced.get(&e).copied();
     let resigned = part.resigned.get(&e).cloned();
     let known: Vec<(i32, At, u64)> = part
@@ -65,7 +66,8 @@ pub(super) fn build_epoch(
         .or(by_majority.map(|m| m.1))
         .or(announced.map(|a| a.0))
         .or(resigned.as_ref().map(|r| r.leader))
-        .or(known_from.map(|k| k.0));
+        .or(known_from.map(|k| k.0))
+        .or(record.as_ref().map(|r| r.leader));
     let mut others: BTreeSet<i32> = known.iter().map(|k| k.0).collect();
     others.extend(announced.map(|a| a.0));
     others.extend(resigned.as_ref().map(|r| r.leader));
@@ -76,6 +78,14 @@ pub(super) fn build_epoch(
             notes.push(format!(
                 "BeginQuorumEpoch, EndQuorumEpoch or Fetch also name {} as leader",
                 list.join(", ")
+            ));
+        }
+    }
+    if let (Some(l), Some(r)) = (leader, &record) {
+        if l != r.leader {
+            notes.push(format!(
+                "node {}'s LeaderChangeMessage (frame {}) names itself, not node {l}",
+                r.leader, r.at.packet
             ));
         }
     }
@@ -158,6 +168,7 @@ pub(super) fn build_epoch(
         known_from,
         candidacies,
         notes,
+        leader_record: record,
     }
 }
 

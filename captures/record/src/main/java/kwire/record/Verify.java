@@ -15,15 +15,24 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.VoteRequestData;
 import org.apache.kafka.common.message.VoteResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.BaseRecords;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+import org.apache.kafka.common.record.internal.Record;
+import org.apache.kafka.common.record.internal.RecordBatch;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.FetchResponse;
+import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.FindCoordinatorRequest;
 import org.apache.kafka.common.requests.FindCoordinatorResponse;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -59,7 +68,13 @@ import org.apache.kafka.common.requests.SyncGroupResponse;
  * give the mechanism and the sizes of the auth bytes, never their content.
  * Produce, Fetch and Metadata lines give the topic ids (UUID form) and names.
  *
- * <p>Usage: Verify FILE.pcap SERVER_PORT...
+ * <p>With --records (or --records-digest), it prints instead every record batch
+ * of every Produce request and Fetch response as Kafka's MemoryRecords reads it:
+ * where the records field sits in its frame, each batch's header and CRC
+ * verdict, and each record's offset, timestamp, key, value and headers (values
+ * as hex, or as length and CRC-32 when long or with --records-digest).
+ *
+ * <p>Usage: Verify [--records|--records-digest] FILE.pcap SERVER_PORT...
  */
 public final class Verify {
     private Verify() {}
@@ -94,8 +109,12 @@ public final class Verify {
     private record Frame(int pcapFrame, ByteBuffer bytes) {}
 
     public static void main(String[] args) throws IOException {
+        if (args.length > 0 && args[0].startsWith("--records")) {
+            records(args[0].equals("--records-digest"), java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         if (args.length < 2) {
-            System.err.println("usage: Verify FILE.pcap SERVER_PORT...");
+            System.err.println("usage: Verify [--records|--records-digest] FILE.pcap SERVER_PORT...");
             System.exit(2);
         }
         Set<Integer> serverPorts = new java.util.HashSet<>();
@@ -179,6 +198,173 @@ public final class Verify {
         for (String d : details) {
             System.out.println("  " + d);
         }
+    }
+
+    /** Prints every records field of every Produce request and Fetch response, in frame order. */
+    private static void records(boolean digest, String[] args) throws IOException {
+        Set<Integer> serverPorts = new java.util.HashSet<>();
+        for (int i = 1; i < args.length; i++) {
+            serverPorts.add(Integer.parseInt(args[i]));
+        }
+        Map<Conn, Flow[]> conns = new LinkedHashMap<>();
+        readPcap(Path.of(args[0]), serverPorts, conns);
+        TreeMap<Long, String> out = new TreeMap<>();
+        long seqNo = 0;
+        for (Map.Entry<Conn, Flow[]> e : conns.entrySet()) {
+            Conn c = e.getKey();
+            Map<Integer, RequestHeader> pending = new HashMap<>();
+            int[] skipped = new int[1];
+            for (Frame f : frames(e.getValue()[0], skipped)) {
+                try {
+                    ByteBuffer frame = f.bytes().duplicate();
+                    RequestHeader h = RequestHeader.parse(frame);
+                    pending.put(h.correlationId(), h);
+                    if (h.apiKey() != ApiKeys.PRODUCE) {
+                        continue;
+                    }
+                    if (h.apiVersion() < 3) {
+                        // kafka-clients 4.x no longer parses these requests; their
+                        // layout is fixed, and MemoryRecords still reads their records.
+                        StringBuilder sb = new StringBuilder();
+                        oldProduce(sb, digest, c, h, f, frame);
+                        out.put(((long) f.pcapFrame() << 20) + seqNo++, sb.toString());
+                        continue;
+                    }
+                    AbstractRequest body = AbstractRequest.parseRequest(
+                        h.apiKey(), h.apiVersion(), new ByteBufferAccessor(frame)).request;
+                    StringBuilder sb = new StringBuilder();
+                    for (ProduceRequestData.TopicProduceData t : ((ProduceRequest) body).data().topicData()) {
+                        String topic = t.name().isEmpty() ? t.topicId().toString() : t.name();
+                        for (ProduceRequestData.PartitionProduceData p : t.partitionData()) {
+                            field(sb, digest, c, "req", h, f, topic, p.index(), p.records());
+                        }
+                    }
+                    out.put(((long) f.pcapFrame() << 20) + seqNo++, sb.toString());
+                } catch (RuntimeException ex) {
+                    out.put(((long) f.pcapFrame() << 20) + seqNo++, "UNPARSED frame=" + f.pcapFrame() + " " + ex + "\n");
+                }
+            }
+            for (Frame f : frames(e.getValue()[1], skipped)) {
+                int corr = f.bytes().duplicate().getInt();
+                RequestHeader h = pending.get(corr);
+                if (h == null || h.apiKey() != ApiKeys.FETCH) {
+                    continue;
+                }
+                try {
+                    FetchResponse rsp = (FetchResponse) parseResponse(f.bytes(), h);
+                    StringBuilder sb = new StringBuilder();
+                    for (FetchResponseData.FetchableTopicResponse t : rsp.data().responses()) {
+                        String topic = t.topic().isEmpty() ? t.topicId().toString() : t.topic();
+                        for (FetchResponseData.PartitionData p : t.partitions()) {
+                            field(sb, digest, c, "rsp", h, f, topic, p.partitionIndex(), p.records());
+                        }
+                    }
+                    out.put(((long) f.pcapFrame() << 20) + seqNo++, sb.toString());
+                } catch (RuntimeException ex) {
+                    out.put(((long) f.pcapFrame() << 20) + seqNo++, "UNPARSED frame=" + f.pcapFrame() + " " + ex + "\n");
+                }
+            }
+        }
+        for (String s : out.values()) {
+            System.out.print(s);
+        }
+    }
+
+    /** Produce v0-v2: acks, timeout, then [topic name, [partition, records]]. */
+    private static void oldProduce(StringBuilder sb, boolean digest, Conn c, RequestHeader h, Frame f,
+                                   ByteBuffer body) {
+        ByteBuffer b = body.duplicate();
+        b.getShort();
+        b.getInt();
+        int topics = b.getInt();
+        for (int i = 0; i < topics; i++) {
+            byte[] name = new byte[b.getShort()];
+            b.get(name);
+            int parts = b.getInt();
+            for (int j = 0; j < parts; j++) {
+                int index = b.getInt();
+                int size = b.getInt();
+                ByteBuffer rb = b.slice();
+                rb.limit(size);
+                b.position(b.position() + size);
+                field(sb, digest, c, "req", h, f, new String(name, java.nio.charset.StandardCharsets.UTF_8),
+                    index, MemoryRecords.readableRecords(rb));
+            }
+        }
+    }
+
+    private static void field(StringBuilder sb, boolean digest, Conn c, String dir, RequestHeader h, Frame f,
+                              String topic, int partition, BaseRecords records) {
+        if (records == null) {
+            return;
+        }
+        MemoryRecords mr = (MemoryRecords) records;
+        ByteBuffer rb = mr.buffer();
+        int at = rb.arrayOffset() + rb.position() - f.bytes().arrayOffset();
+        sb.append(String.format("FIELD client=%d server=%d dir=%s corr=%d api=%d v=%d frame=%d topic=%s partition=%d at=%d len=%d%n",
+            c.clientPort(), c.serverPort(), dir, h.correlationId(), h.apiKey().id, h.apiVersion(), f.pcapFrame(),
+            topic, partition, at, mr.sizeInBytes()));
+        batches(sb, digest, mr);
+    }
+
+    /** BATCH and REC lines for every batch Kafka reads, and PARTIAL for what is left. */
+    static void batches(StringBuilder sb, boolean digest, MemoryRecords mr) {
+        int used = 0;
+        for (RecordBatch b : mr.batches()) {
+            used += b.sizeInBytes();
+            sb.append(String.format("BATCH magic=%d base=%d last=%d crc=%d valid=%s codec=%s tstype=%s maxts=%d "
+                    + "txn=%s control=%s pid=%d pepoch=%d seq=%d count=%s ple=%d size=%d%n",
+                b.magic(), b.baseOffset(), b.lastOffset(), b.checksum(), b.isValid(), b.compressionType().name,
+                b.timestampType(), b.maxTimestamp(), b.isTransactional(), b.isControlBatch(), b.producerId(),
+                b.producerEpoch(), b.baseSequence(), b.countOrNull(), b.partitionLeaderEpoch(), b.sizeInBytes()));
+            for (Record r : b) {
+                StringBuilder hs = new StringBuilder();
+                for (Header hd : r.headers()) {
+                    if (hs.length() > 0) {
+                        hs.append(',');
+                    }
+                    hs.append(hex(hd.key().getBytes(java.nio.charset.StandardCharsets.UTF_8), false)).append('=')
+                        .append(hd.value() == null ? "null" : hex(hd.value(), digest));
+                }
+                sb.append(String.format("REC offset=%d ts=%d key=%s value=%s headers=%s%n", r.offset(), r.timestamp(),
+                    bytes(r.key(), digest), bytes(r.value(), digest), hs.length() == 0 ? "-" : hs));
+                if (b.isControlBatch() && r.key() != null
+                        && org.apache.kafka.common.record.internal.ControlRecordType.parse(r.key())
+                            == org.apache.kafka.common.record.internal.ControlRecordType.LEADER_CHANGE) {
+                    org.apache.kafka.common.message.LeaderChangeMessage lc =
+                        org.apache.kafka.common.record.internal.ControlRecordUtils.deserializeLeaderChangeMessage(r);
+                    sb.append(String.format("LEADERCHANGE leader=%d voters=%s granting=%s%n", lc.leaderId(),
+                        lc.voters().stream().map(v -> String.valueOf(v.voterId())).collect(Collectors.joining(",")),
+                        lc.grantingVoters().stream().map(v -> String.valueOf(v.voterId())).collect(Collectors.joining(","))));
+                }
+            }
+        }
+        if (used < mr.sizeInBytes()) {
+            sb.append(String.format("PARTIAL bytes=%d%n", mr.sizeInBytes() - used));
+        }
+    }
+
+    private static String bytes(ByteBuffer b, boolean digest) {
+        if (b == null) {
+            return "null";
+        }
+        byte[] a = new byte[b.remaining()];
+        b.duplicate().get(a);
+        return hex(a, digest);
+    }
+
+    /** Hex, or #LENGTH:CRC32 for long values (and all values when digesting). */
+    private static String hex(byte[] a, boolean digest) {
+        if (digest || a.length > 64) {
+            java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+            crc.update(a);
+            return String.format("#%d:%08x", a.length, crc.getValue());
+        }
+        StringBuilder sb = new StringBuilder();
+        for (byte x : a) {
+            sb.append(String.format("%02x", x));
+        }
+        return sb.toString();
     }
 
     private static int frameNo(String s) {

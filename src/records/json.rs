@@ -1,0 +1,235 @@
+//! The contract's JSON for a `records` field: an array of batches, or null.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
+use super::control::{ControlBody, type_name};
+use super::{Batch, Entry, Message, Options, Record, Span, batches, record_count};
+use std::io::Write;
+
+/// Writes the field's JSON; `None` is a null field. Batches are decoded one at
+/// a time, so at most one decompressed payload is held at once.
+pub fn write(out: &mut Vec<u8>, field: Option<&[u8]>, opts: &Options<'_>) {
+    let Some(field) = field else {
+        out.extend_from_slice(b"null");
+        return;
+    };
+    out.push(b'[');
+    for (i, e) in batches(field, opts).enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        entry(out, field, &e);
+    }
+    out.push(b']');
+}
+
+/// The field's JSON as a value, for tests and tools.
+pub fn value(field: Option<&[u8]>, opts: &Options<'_>) -> serde_json::Value {
+    let mut out = Vec::new();
+    write(&mut out, field, opts);
+    serde_json::from_slice(&out).unwrap_or(serde_json::Value::Null)
+}
+
+/// One entry; `buf` is the buffer its spans point into.
+pub fn entry(out: &mut Vec<u8>, buf: &[u8], e: &Entry) {
+    match e {
+        Entry::Batch(b) => batch(out, buf, b),
+        Entry::Message(m) => message(out, buf, m),
+        Entry::Partial { bytes, .. } => {
+            let _ = write!(out, "{{\"Partial\":true,\"Bytes\":{bytes}}}");
+        }
+        Entry::Error { error, bytes, .. } => {
+            out.extend_from_slice(b"{\"Error\":");
+            string(out, error);
+            let _ = write!(out, ",\"Bytes\":{bytes}}}");
+        }
+    }
+}
+
+fn batch(out: &mut Vec<u8>, field: &[u8], b: &Batch) {
+    let h = &b.header;
+    let _ = write!(
+        out,
+        "{{\"BaseOffset\":{},\"BatchLength\":{},\"PartitionLeaderEpoch\":{},\"Magic\":{},\
+         \"Crc\":{},\"CrcValid\":{},\"Attributes\":{},\"Compression\":\"{}\",\
+         \"TimestampType\":\"{}\",\"IsTransactional\":{},\"IsControl\":{},\
+         \"LastOffsetDelta\":{},\"BaseTimestamp\":{},\"MaxTimestamp\":{},\"ProducerId\":{},\
+         \"ProducerEpoch\":{},\"BaseSequence\":{},\"RecordCount\":{},\"Records\":[",
+        h.base_offset,
+        h.batch_length,
+        h.partition_leader_epoch,
+        h.magic,
+        h.crc,
+        b.crc_valid,
+        h.attributes,
+        h.compression().name(),
+        h.timestamp_type(),
+        h.is_transactional(),
+        h.is_control(),
+        h.last_offset_delta,
+        h.base_timestamp,
+        h.max_timestamp,
+        h.producer_id,
+        h.producer_epoch,
+        h.base_sequence,
+        h.record_count,
+    );
+    let data = b.data(field);
+    for (i, r) in b.records.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        record(out, data, r);
+    }
+    out.push(b']');
+    if b.limited {
+        let omitted = i64::from(h.record_count).saturating_sub(b.records.len() as i64);
+        let _ = write!(out, ",\"RecordsOmitted\":{omitted}");
+    }
+    trailer(out, b.error.as_deref(), b.bytes);
+    out.push(b'}');
+}
+
+fn trailer(out: &mut Vec<u8>, error: Option<&str>, bytes: usize) {
+    if let Some(e) = error {
+        out.extend_from_slice(b",\"Error\":");
+        string(out, e);
+        let _ = write!(out, ",\"Bytes\":{bytes}");
+    }
+}
+
+fn record(out: &mut Vec<u8>, data: &[u8], r: &Record) {
+    let _ = write!(
+        out,
+        "{{\"Attributes\":{},\"TimestampDelta\":{},\"OffsetDelta\":{},\"Key\":",
+        r.attributes, r.timestamp_delta, r.offset_delta
+    );
+    hex_or_null(out, data, r.key);
+    out.extend_from_slice(b",\"Value\":");
+    hex_or_null(out, data, r.value);
+    out.extend_from_slice(b",\"Headers\":[");
+    for (i, h) in r.headers.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"Key\":");
+        string(out, &String::from_utf8_lossy(h.key.of(data)));
+        out.extend_from_slice(b",\"Value\":");
+        hex_or_null(out, data, h.value);
+        out.push(b'}');
+    }
+    out.push(b']');
+    match &r.control {
+        Some(Ok(c)) => {
+            let _ = write!(
+                out,
+                ",\"Control\":{{\"KeyVersion\":{},\"Type\":\"{}\",\"TypeId\":{}",
+                c.key_version,
+                type_name(c.type_id),
+                c.type_id
+            );
+            match &c.body {
+                ControlBody::Marker {
+                    version,
+                    coordinator_epoch,
+                } => {
+                    let _ = write!(
+                        out,
+                        ",\"MarkerVersion\":{version},\"CoordinatorEpoch\":{coordinator_epoch}"
+                    );
+                }
+                ControlBody::Data(j) => {
+                    out.extend_from_slice(b",\"Data\":");
+                    let _ = serde_json::to_writer(&mut *out, j);
+                }
+                ControlBody::Undecoded => {}
+                ControlBody::Error(e) => {
+                    out.extend_from_slice(b",\"Error\":");
+                    string(out, e);
+                }
+            }
+            out.push(b'}');
+        }
+        Some(Err(e)) => {
+            out.extend_from_slice(b",\"Control\":{\"Error\":");
+            string(out, e);
+            out.push(b'}');
+        }
+        None => {}
+    }
+    out.push(b'}');
+}
+
+fn message(out: &mut Vec<u8>, buf: &[u8], m: &Message) {
+    let _ = write!(
+        out,
+        "{{\"Offset\":{},\"MessageSize\":{},\"Crc\":{},\"CrcValid\":{},\"Magic\":{},\
+         \"Attributes\":{},\"Compression\":\"{}\"",
+        m.offset,
+        m.message_size,
+        m.crc,
+        m.crc_valid,
+        m.magic,
+        m.attributes,
+        m.compression().name()
+    );
+    if let Some(ts) = m.timestamp {
+        let _ = write!(out, ",\"Timestamp\":{ts}");
+    }
+    out.extend_from_slice(b",\"Key\":");
+    hex_or_null(out, buf, m.key);
+    out.extend_from_slice(b",\"Value\":");
+    hex_or_null(out, buf, m.value);
+    if let Some(inner) = &m.inner {
+        out.extend_from_slice(b",\"Messages\":[");
+        let payload = m.payload.as_deref().unwrap_or_default();
+        for (i, e) in inner.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            entry(out, payload, e);
+        }
+        out.push(b']');
+    }
+    if m.limited {
+        out.extend_from_slice(b",\"MessagesLimited\":true");
+    }
+    trailer(out, m.error.as_deref(), m.bytes);
+    out.push(b'}');
+}
+
+fn hex_or_null(out: &mut Vec<u8>, buf: &[u8], s: Option<Span>) {
+    match s {
+        Some(s) => {
+            out.push(b'"');
+            hex(out, s.of(buf));
+            out.push(b'"');
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+/// Lowercase hex, appended.
+pub fn hex(out: &mut Vec<u8>, b: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let digit = |n: u8| DIGITS.get(usize::from(n)).copied().unwrap_or(b'?');
+    // Through a stack buffer: one extend per 512 input bytes, not two pushes per byte.
+    let mut buf = [0u8; 1024];
+    for chunk in b.chunks(512) {
+        for (pair, &x) in buf.chunks_exact_mut(2).zip(chunk) {
+            pair.copy_from_slice(&[digit(x >> 4), digit(x & 0x0f)]);
+        }
+        out.extend_from_slice(buf.get(..chunk.len() * 2).unwrap_or_default());
+    }
+}
+
+fn string(out: &mut Vec<u8>, s: &str) {
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+/// Total records the entries hold, by their headers (exact even when limited).
+pub fn total_records(entries: &[Entry]) -> u64 {
+    entries.iter().filter_map(record_count).sum()
+}

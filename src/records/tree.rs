@@ -1,0 +1,329 @@
+//! Value-tree nodes for a `records` field, in the codec's [`Node`] form.
+//!
+//! The decoder reports every field it reads to a `Trace`; the no-op `()`
+//! costs nothing, and `Tracer` keeps the nodes. Offsets of nodes inside a
+//! compressed batch are within its decompressed records, and say so.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
+)]
+
+use super::{Entry, Options, batches};
+use crate::codec::{Node, Prefix, Role, Value};
+
+/// Which buffer a node's offset is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Src {
+    /// The field's bytes (offsets become message offsets).
+    Wire,
+    /// The decompressed payload of the field's entry with this index.
+    Payload(u32),
+}
+
+/// A traced value; byte ranges are in the current source.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum TVal {
+    None,
+    Int(i64),
+    Bool(bool),
+    Name(&'static str),
+    Range(usize, usize),
+    Text(usize, usize),
+    Array(u32),
+}
+
+/// Receives the fields as the decoder reads them.
+pub(crate) trait Trace {
+    const ON: bool;
+    fn source(&mut self, s: Src);
+    fn open(
+        &mut self,
+        at: usize,
+        name: &'static str,
+        index: Option<u32>,
+        ty: &'static str,
+        val: TVal,
+        about: &'static str,
+    );
+    fn close(&mut self, at: usize);
+    #[allow(clippy::too_many_arguments)]
+    fn leaf(
+        &mut self,
+        from: usize,
+        to: usize,
+        name: &'static str,
+        index: Option<u32>,
+        ty: &'static str,
+        val: TVal,
+        about: &'static str,
+    );
+    fn open_count(&self) -> usize;
+    /// After an error: closes containers until `keep` remain, at the furthest byte read.
+    fn close_to(&mut self, keep: usize);
+}
+
+impl Trace for () {
+    const ON: bool = false;
+    fn source(&mut self, _: Src) {}
+    fn open(
+        &mut self,
+        _: usize,
+        _: &'static str,
+        _: Option<u32>,
+        _: &'static str,
+        _: TVal,
+        _: &'static str,
+    ) {
+    }
+    fn close(&mut self, _: usize) {}
+    fn leaf(
+        &mut self,
+        _: usize,
+        _: usize,
+        _: &'static str,
+        _: Option<u32>,
+        _: &'static str,
+        _: TVal,
+        _: &'static str,
+    ) {
+    }
+    fn open_count(&self) -> usize {
+        0
+    }
+    fn close_to(&mut self, _: usize) {}
+}
+
+#[derive(Clone, Debug)]
+struct TNode {
+    name: &'static str,
+    index: Option<u32>,
+    ty: &'static str,
+    val: TVal,
+    src: Src,
+    offset: usize,
+    len: usize,
+    about: &'static str,
+    depth: u16,
+    next: u32,
+}
+
+/// Collects traced nodes in pre-order, as the codec's tree keeps them.
+#[derive(Default)]
+pub(crate) struct Tracer {
+    nodes: Vec<TNode>,
+    open: Vec<usize>,
+    src: Option<Src>,
+    /// The furthest byte seen per source, where an error closes containers.
+    hi: Vec<(Src, usize)>,
+}
+
+impl Tracer {
+    fn src(&self) -> Src {
+        self.src.unwrap_or(Src::Wire)
+    }
+    fn reach(&mut self, at: usize) {
+        let s = self.src();
+        match self.hi.iter_mut().find(|(k, _)| *k == s) {
+            Some((_, v)) => *v = (*v).max(at),
+            None => self.hi.push((s, at)),
+        }
+    }
+    fn end(&mut self, idx: usize, at: usize) {
+        let next = self.nodes.len() as u32;
+        if let Some(n) = self.nodes.get_mut(idx) {
+            n.len = at.saturating_sub(n.offset);
+            n.next = next;
+        }
+    }
+}
+
+impl Trace for Tracer {
+    const ON: bool = true;
+    fn source(&mut self, s: Src) {
+        self.src = Some(s);
+    }
+    fn open(
+        &mut self,
+        at: usize,
+        name: &'static str,
+        index: Option<u32>,
+        ty: &'static str,
+        val: TVal,
+        about: &'static str,
+    ) {
+        self.reach(at);
+        self.open.push(self.nodes.len());
+        self.nodes.push(TNode {
+            name,
+            index,
+            ty,
+            val,
+            src: self.src(),
+            offset: at,
+            len: 0,
+            about,
+            depth: self.open.len() as u16 - 1,
+            next: 0,
+        });
+    }
+    fn close(&mut self, at: usize) {
+        self.reach(at);
+        if let Some(idx) = self.open.pop() {
+            self.end(idx, at);
+        }
+    }
+    fn leaf(
+        &mut self,
+        from: usize,
+        to: usize,
+        name: &'static str,
+        index: Option<u32>,
+        ty: &'static str,
+        val: TVal,
+        about: &'static str,
+    ) {
+        self.reach(to);
+        let next = self.nodes.len() as u32 + 1;
+        self.nodes.push(TNode {
+            name,
+            index,
+            ty,
+            val,
+            src: self.src(),
+            offset: from,
+            len: to.saturating_sub(from),
+            about,
+            depth: self.open.len() as u16,
+            next,
+        });
+    }
+    fn open_count(&self) -> usize {
+        self.open.len()
+    }
+    fn close_to(&mut self, keep: usize) {
+        while self.open.len() > keep {
+            if let Some(idx) = self.open.pop() {
+                let src = self.nodes.get(idx).map(|n| n.src);
+                let at = self
+                    .hi
+                    .iter()
+                    .find(|(k, _)| Some(*k) == src)
+                    .map_or(0, |h| h.1);
+                self.end(idx, at);
+            }
+        }
+    }
+}
+
+/// A tree node, and whether its offset is within a decompressed payload
+/// (rather than within the message).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecNode<'b> {
+    pub node: Node<'b>,
+    pub decompressed: bool,
+}
+
+/// A decoded field with its tree, ready to be turned into nodes.
+pub struct RecordsTree {
+    pub entries: Vec<Entry>,
+    nodes: Vec<TNode>,
+}
+
+/// Records the tree shows per field at most (past `--max-records`); the rest
+/// are counted in each batch's `RecordsOmitted`.
+pub const TREE_MAX_RECORDS: usize = 10_000;
+
+/// Decodes `field` and keeps every node, for the tree view.
+pub fn decode_tree(field: &[u8], opts: &Options<'_>) -> RecordsTree {
+    let mut t = Tracer::default();
+    let mut it = batches(field, opts);
+    // Every payload is kept for the nodes, so the cap holds for the field as a whole.
+    it.budget = Some(opts.max_decompressed);
+    // A dozen nodes per record: the tree shows this many records per field.
+    it.record_budget = Some(TREE_MAX_RECORDS);
+    let mut entries = Vec::new();
+    while let Some(e) = it.next_traced(&mut t) {
+        entries.push(e);
+    }
+    t.close_to(0);
+    RecordsTree {
+        entries,
+        nodes: t.nodes,
+    }
+}
+
+/// Said of the first node of each decompressed record or message.
+const IN_PAYLOAD: &str = "offsets here are within the batch's decompressed records";
+
+impl RecordsTree {
+    /// The nodes, to be placed in a codec tree under the `records` field node:
+    /// `base` is the field's data offset in the message, `depth` the depth of
+    /// the first level, `first` the index the first node will have.
+    pub fn nodes<'b>(
+        &'b self,
+        field: &'b [u8],
+        base: u32,
+        depth: u16,
+        first: u32,
+    ) -> Vec<RecNode<'b>> {
+        self.nodes
+            .iter()
+            .map(|n| {
+                let buf: &[u8] = match n.src {
+                    Src::Wire => field,
+                    Src::Payload(k) => match self.entries.get(k as usize) {
+                        Some(Entry::Batch(b)) => b.payload.as_deref().unwrap_or_default(),
+                        Some(Entry::Message(m)) => m.payload.as_deref().unwrap_or_default(),
+                        _ => &[],
+                    },
+                };
+                let range = |s: usize, l: usize| buf.get(s..s.saturating_add(l));
+                let value = match n.val {
+                    TVal::None => Value::None,
+                    TVal::Int(v) => Value::Int(v),
+                    TVal::Bool(b) => Value::Bool(b),
+                    TVal::Name(s) => Value::Str(Some(s)),
+                    TVal::Range(s, l) => Value::Bytes(range(s, l)),
+                    TVal::Text(s, l) => match range(s, l).map(std::str::from_utf8) {
+                        Some(Ok(s)) => Value::Str(Some(s)),
+                        _ => Value::Bytes(range(s, l)),
+                    },
+                    TVal::Array(c) => Value::Array(Some(c)),
+                };
+                let decompressed = n.src != Src::Wire;
+                let about =
+                    if decompressed && n.about.is_empty() && matches!(n.name, "Record" | "Message")
+                    {
+                        IN_PAYLOAD
+                    } else {
+                        n.about
+                    };
+                let offset = if decompressed {
+                    n.offset as u32
+                } else {
+                    base.saturating_add(n.offset as u32)
+                };
+                RecNode {
+                    node: Node {
+                        name: n.name,
+                        index: n.index,
+                        ty: n.ty,
+                        value,
+                        prefix: Prefix::None,
+                        offset,
+                        len: n.len as u32,
+                        about,
+                        role: if n.index.is_some() {
+                            Role::Element
+                        } else {
+                            Role::Field
+                        },
+                        depth: depth.saturating_add(n.depth),
+                        next: first.saturating_add(n.next),
+                    },
+                    decompressed,
+                }
+            })
+            .collect()
+    }
+}
