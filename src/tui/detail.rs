@@ -59,6 +59,17 @@ pub struct Detail {
     pub notes: Vec<Note>,
     /// The stored bytes (the frame from its size prefix).
     pub bytes: Vec<u8>,
+    /// Byte ranges (offset, length) holding redacted secrets: the hex pane masks them.
+    pub hidden: Vec<(usize, usize)>,
+}
+
+impl Detail {
+    /// Whether byte `b` is part of a redacted secret.
+    pub fn is_hidden(&self, b: usize) -> bool {
+        self.hidden
+            .iter()
+            .any(|&(off, len)| b >= off && b - off < len)
+    }
 }
 
 impl Detail {
@@ -147,6 +158,8 @@ impl Detail {
                 lines,
                 notes,
                 bytes,
+                // Secrets are redacted in the tree, so their bytes are hidden here too.
+                hidden: m.tree.redacted_ranges(),
             }
         })
     }

@@ -180,6 +180,10 @@ pub fn draw(
                 spans.push(Span::raw(" "));
             }
             match chunk.get(j) {
+                // A redacted secret's bytes are masked, never shown (`--show-secrets` shows them).
+                Some(_) if d.is_hidden(start + j) => {
+                    spans.push(Span::styled("**", style_of(start + j)));
+                }
                 Some(byte) => spans.push(Span::styled(format!("{byte:02x}"), style_of(start + j))),
                 None => spans.push(Span::raw("  ")),
             }
@@ -188,7 +192,9 @@ pub fn draw(
         spans.push(Span::raw(" "));
         for (j, byte) in chunk.iter().enumerate() {
             // Only printable ASCII reaches the terminal; everything else is a dot.
-            let c = if (0x20..0x7f).contains(byte) {
+            let c = if d.is_hidden(start + j) {
+                '*'
+            } else if (0x20..0x7f).contains(byte) {
                 char::from(*byte)
             } else {
                 '.'
@@ -198,4 +204,39 @@ pub fn draw(
         lines.push(Line::from(spans));
     }
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    #[test]
+    fn redacted_bytes_are_masked_in_hex_and_ascii() {
+        let d = Detail {
+            row: 0,
+            title: String::new(),
+            lines: Vec::new(),
+            notes: Vec::new(),
+            bytes: b"\0\0\0\x0cuser\0hunter2!".to_vec(),
+            hidden: vec![(9, 8)],
+        };
+        let mut t = Terminal::new(TestBackend::new(90, 4)).unwrap();
+        t.draw(|f| draw(f, f.area(), Some(&d), &Hex::default(), None, false))
+            .unwrap();
+        let screen: String = t
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .map(|c| c.symbol())
+            .collect();
+        assert!(screen.contains("75 73 65 72  00 ** ** **"), "{screen}");
+        assert!(screen.contains("....user.*******"), "{screen}");
+        // Neither the secret's hex nor its text is on screen.
+        assert!(!screen.contains("68 75 6e"), "{screen}");
+        assert!(!screen.contains("hunter2"), "{screen}");
+    }
 }
