@@ -168,14 +168,8 @@ fn details(r: &Record<'_>) -> String {
         &r.topic_names,
         m.client_id,
     );
-    // An API with its own summary (Produce, Fetch, ...) already counts its records per
-    // partition; any other API carrying a `records` field gets the batch headers' facts.
-    let own = m.api_key.and_then(apis::get).is_some();
-    let records = if own {
-        String::new()
-    } else {
-        super::records::summary(&m.tree)
-    };
+    // The batch headers' facts (records, bytes, codecs) of any `records` field.
+    let records = super::records::summary(&m.tree);
     if !records.is_empty() {
         if !d.is_empty() {
             d.push_str("  ");
