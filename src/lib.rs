@@ -50,96 +50,25 @@
 //! ```
 #![forbid(unsafe_code)]
 
-// Internal stages: public only with the `testkit` feature (tests, examples, fuzz
-// targets). Without it, the parts only those use are expected to be unused.
+/// Every stage is public to tests, examples and fuzz targets (the `testkit` feature) and
+/// crate-private otherwise (where the parts only those use are expected to be unused): the
+/// library's API is the list of re-exports below.
+macro_rules! stages {
+    ($($m:ident),* $(,)?) => {$(
+        #[cfg(feature = "testkit")]
+        pub mod $m;
+        #[cfg(not(feature = "testkit"))]
+        #[allow(dead_code, unused_imports)]
+        pub(crate) mod $m;
+    )*};
+}
 
-#[cfg(feature = "testkit")]
-pub mod analysis;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod analysis;
-#[cfg(feature = "testkit")]
-pub mod apis;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod apis;
-#[cfg(feature = "testkit")]
-pub mod capture;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod capture;
-#[cfg(feature = "testkit")]
-pub mod codec;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod codec;
-#[cfg(feature = "testkit")]
-pub mod dissect;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod dissect;
-#[cfg(feature = "testkit")]
-pub mod filter;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod filter;
-#[cfg(feature = "testkit")]
-pub mod kafka;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod kafka;
-#[cfg(feature = "testkit")]
-pub mod net;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod net;
-#[cfg(feature = "testkit")]
-pub mod pipeline;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod pipeline;
-#[cfg(feature = "testkit")]
-pub mod proto;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod proto;
-#[cfg(feature = "testkit")]
-pub mod records;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod records;
-#[cfg(feature = "testkit")]
-pub mod select;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod select;
+stages!(
+    analysis, apis, capture, codec, dissect, filter, kafka, net, pipeline, proto, records, select,
+    tcp, tls, topics, tui, view
+);
 #[cfg(any(test, feature = "testkit"))]
 pub mod synth;
-#[cfg(feature = "testkit")]
-pub mod tcp;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod tcp;
-#[cfg(feature = "testkit")]
-pub mod tls;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod tls;
-#[cfg(feature = "testkit")]
-pub mod topics;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod topics;
-#[cfg(feature = "testkit")]
-pub mod tui;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod tui;
-#[cfg(feature = "testkit")]
-pub mod view;
-#[cfg(not(feature = "testkit"))]
-#[allow(dead_code, unused_imports)]
-pub(crate) mod view;
 
 /// Capture-wide analysis: elections, coordinators, per-API latency and errors.
 pub use analysis::{
