@@ -65,7 +65,7 @@ pub struct Record<'a> {
     /// (0 when a single input is read).
     pub file: u32,
     /// Names of the topic ids the message carries without their names, as the run
-    /// knew them before this message (see [`crate::topics`]).
+    /// knew them before this message (see `crate::topics`).
     pub topic_names: IdNames,
     /// Carried inside TLS, decrypted: the version, suite and records.
     pub tls: Option<TlsTag>,

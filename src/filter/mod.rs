@@ -314,7 +314,7 @@ impl Filter {
         &self.source
     }
 
-    /// The body paths the filter reads; [`Subject::body`] is only asked for these.
+    /// The body paths the filter reads; `Subject::body` is only asked for these.
     pub fn body_paths(&self) -> &[BodyPath] {
         &self.paths
     }
@@ -326,7 +326,7 @@ impl Filter {
         !self.paths.is_empty() || self.needs_decode || self.needs_summary
     }
 
-    /// Whether [`Subject::summary`] will be asked for (free text).
+    /// Whether `Subject::summary` will be asked for (free text).
     pub fn needs_summary(&self) -> bool {
         self.needs_summary
     }
