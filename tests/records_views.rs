@@ -33,7 +33,7 @@ fn have_schemas() -> bool {
         "-c",
         "1",
     ]);
-    if out.contains("records: ") {
+    if out.contains("kwire-records[p0 ") {
         return true;
     }
     let msg = "SKIP: no kafka-clients jar, so Produce and Fetch are not decoded";
@@ -140,13 +140,15 @@ fn summary_counts_from_headers() {
     let Some(out) = read("records/records.pcap", &["--api", "fetch"]) else {
         return;
     };
-    // 34 records and the 2 transaction markers, in 14 batches of every codec.
+    // 34 records and the 2 transaction markers, in 14 batches of every codec,
+    // said once (in the partition's words, not again in a `records:` part).
     assert!(
         out.contains(
-            "records: dbaf3bda…[0] 36 records in 14 batches, 2128 B, none+gzip+snappy+lz4+zstd"
+            "kwire-records[p0 36 records in 14 batches 2128B none+gzip+snappy+lz4+zstd hw=36]"
         ),
         "{out}"
     );
+    assert!(!out.contains("records: "), "{out}");
     let tree = read(
         "records/records-large.pcap",
         &["--api", "produce", "--format", "tree", "-c", "1"],

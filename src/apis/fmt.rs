@@ -1,7 +1,8 @@
 //! The words the API files share: a decoded body with its topic names, and how
 //! topics, partitions, errors, strings and record bytes read in a summary line.
 
-use crate::codec::{Kind, Prefix, Tree, Value};
+use crate::codec::{Kind, Tree, Value};
+use crate::records::summary::Totals;
 use crate::topics::IdNames;
 use crate::view::escape::escape;
 use crate::view::labels;
@@ -19,6 +20,8 @@ pub struct Body<'r, 'a> {
     pub names: &'r IdNames,
     /// A request's client id (only the generic line shows it).
     pub client: Option<&'a str>,
+    /// Set once a `records` field has been put into the line.
+    pub records_shown: std::cell::Cell<bool>,
 }
 
 impl<'a> Body<'_, 'a> {
@@ -140,37 +143,17 @@ impl<'a> Body<'_, 'a> {
         format!("{}[{}]", self.topic(t), labels::list_of(parts, f))
     }
 
-    /// The size and record count of a `records` field (see [`Records`]).
+    /// What a `records` field holds, from its batch headers (see [`Records`]).
+    /// Marks the message's records as shown, so the line does not repeat them.
     pub fn records(&self, at: usize, name: &str) -> Option<Records> {
         let n = self.tree.nodes.get(self.tree.field(at, name)?)?;
-        match n.value {
-            Value::Bytes(None) | Value::Array(None) => Some(Records::default()),
-            Value::Bytes(Some(b)) => Some(Records::peek(b)),
-            // Batches decoded into the tree: count what they say.
-            Value::Array(Some(_)) => {
-                let mut r = Records {
-                    present: true,
-                    bytes: match n.prefix {
-                        Prefix::Compact(c) => u64::from(c.saturating_sub(1)),
-                        Prefix::Int32(c) => u64::try_from(c).unwrap_or(0),
-                        _ => 0,
-                    },
-                    ..Records::default()
-                };
-                let field = self.tree.field(at, name)?;
-                for e in self.tree.children(field) {
-                    if self.bool(e, "Partial") == Some(true) {
-                        r.partial = true;
-                    } else if let Some(c) = self.int(e, "RecordCount") {
-                        r.records += u64::try_from(c).unwrap_or(0);
-                    } else if self.has(e, "Magic") {
-                        r.legacy += 1;
-                    }
-                }
-                Some(r)
-            }
-            _ => None,
-        }
+        let r = match n.value {
+            Value::Bytes(None) | Value::Array(None) => Records(None),
+            Value::Bytes(Some(b)) => Records(Some(Totals::of(b))),
+            _ => return None,
+        };
+        self.records_shown.set(true);
+        Some(r)
     }
 }
 
@@ -187,94 +170,52 @@ pub(crate) fn show(s: Option<&str>) -> String {
     }
 }
 
-/// What a `records` field holds, read from its batch headers without decoding them.
+/// What a `records` field holds, from its batch headers only ([`Totals`]: nothing
+/// is decompressed); `None` when the field is null.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Records {
-    /// Not null on the wire.
-    pub present: bool,
-    pub bytes: u64,
-    /// Records in whole magic-2 batches (their `RecordCount`).
-    pub records: u64,
-    /// Whole magic-0/1 messages (a compressed one holds more, unseen here).
-    pub legacy: u64,
-    /// The field ends inside a batch (brokers cut Fetch answers at the size limit).
-    pub partial: bool,
-}
-
-/// Offsets in a record batch header (magic 2) and a message set entry.
-const LENGTH_AT: usize = 8;
-const MAGIC_AT: usize = 16;
-const COUNT_AT: usize = 57;
-const LOG_OVERHEAD: usize = 12;
+pub struct Records(pub Option<Totals>);
 
 impl Records {
-    /// Walks the batch headers in `b`: each batch is 12 bytes of offset and length,
-    /// then `length` bytes, of which magic 2 keeps `RecordCount` at byte 57.
-    pub fn peek(b: &[u8]) -> Records {
-        let mut r = Records {
-            present: true,
-            bytes: b.len() as u64,
-            ..Records::default()
-        };
-        let mut rest = b;
-        while !rest.is_empty() {
-            let len = be_i32(rest, LENGTH_AT).and_then(|l| usize::try_from(l).ok());
-            let Some(total) = len.and_then(|l| l.checked_add(LOG_OVERHEAD)) else {
-                r.partial = true;
-                break;
-            };
-            let Some(batch) = rest.get(..total) else {
-                r.partial = true;
-                break;
-            };
-            match batch.get(MAGIC_AT) {
-                Some(2) => match be_i32(batch, COUNT_AT).and_then(|c| u64::try_from(c).ok()) {
-                    Some(c) => r.records += c,
-                    None => r.partial = true,
-                },
-                Some(0 | 1) => r.legacy += 1,
-                _ => r.partial = true,
-            }
-            rest = rest.get(total..).unwrap_or_default();
-        }
-        r
+    /// The field's size in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.0.map_or(0, |t| t.bytes)
     }
 
-    /// `5 records 312B`, `3 messages 210B`, `no records`, with `+partial` for a cut batch;
-    /// empty when null.
+    /// `5 records 312B`, `7 records in 2 batches 170B gzip`, `3 messages 210B`,
+    /// `no records`, with the codecs unless all are none, `+partial` for a cut
+    /// batch and `+N undecodable`; empty when null.
     pub fn words(&self) -> String {
-        if !self.present {
+        let Some(t) = self.0 else {
             return String::new();
-        }
-        if self.bytes == 0 {
+        };
+        if t.bytes == 0 {
             return "no records".into();
         }
+        let plural = |n: u64, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let (records, batches) = t.v2();
         let mut parts = Vec::new();
-        if self.records > 0 || self.legacy == 0 {
-            parts.push(format!(
-                "{} record{}",
-                self.records,
-                if self.records == 1 { "" } else { "s" }
-            ));
+        if records > 0 || t.messages == 0 {
+            parts.push(plural(records, "record"));
+            if batches > 1 {
+                parts.push(format!("in {batches} batches"));
+            }
         }
-        if self.legacy > 0 {
-            parts.push(format!(
-                "{} message{}",
-                self.legacy,
-                if self.legacy == 1 { "" } else { "s" }
-            ));
+        if t.messages > 0 {
+            parts.push(plural(t.messages, "message"));
         }
-        parts.push(labels::bytes(self.bytes));
-        if self.partial {
+        parts.push(labels::bytes(t.bytes));
+        let codecs = t.codec_names();
+        if codecs != ["none"] && !codecs.is_empty() {
+            parts.push(codecs.join("+"));
+        }
+        if t.partial > 0 {
             parts.push("+partial".into());
+        }
+        if t.errors > 0 {
+            parts.push(format!("+{} undecodable", t.errors));
         }
         parts.join(" ")
     }
-}
-
-fn be_i32(b: &[u8], at: usize) -> Option<i32> {
-    let s: [u8; 4] = b.get(at..at.checked_add(4)?)?.try_into().ok()?;
-    Some(i32::from_be_bytes(s))
 }
 
 /// Joins the non-empty parts with spaces.

@@ -53,7 +53,8 @@ pub struct Api {
 }
 
 /// The summary line's details of a decoded body: the API's own words, or the generic
-/// line (top-level scalars and error codes) for an API without a file here.
+/// line (top-level scalars and error codes) for an API without a file here, then
+/// `records: …` for the `records` fields those words did not show.
 pub fn details<'a>(
     key: Option<i16>,
     kind: Kind,
@@ -68,11 +69,24 @@ pub fn details<'a>(
         at: body,
         names,
         client,
+        records_shown: Default::default(),
     };
-    match key.and_then(get) {
+    let mut d = match key.and_then(get) {
         Some(api) => (api.details)(&b),
         None => generic::details(&b),
+    };
+    // The batch headers' facts (records, bytes, codecs) of `records` fields the
+    // API's own words left out.
+    if !b.records_shown.get() {
+        let records = crate::view::records::summary(tree);
+        if !records.is_empty() {
+            if !d.is_empty() {
+                d.push_str("  ");
+            }
+            d.push_str(&records);
+        }
     }
+    d
 }
 
 /// The capture-wide analyses an API can feed.

@@ -147,7 +147,7 @@ fn fetch_snapshot(b: &Body<'_, '_>) -> String {
                     kv("size", b.int(p, "Size")),
                     kv("position", b.int(p, "Position")),
                     b.records(p, "UnalignedRecords")
-                        .map(|r| labels::bytes(r.bytes)),
+                        .map(|r| labels::bytes(r.bytes())),
                 ])
             })),
             throttle(b),

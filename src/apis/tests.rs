@@ -95,7 +95,7 @@ fn produce() {
                 {"Name": "orders", "PartitionData": [
                     {"Index": 0, "Records": two}, {"Index": 1, "Records": null}]}]}),
             ),
-            "acks=all orders[p0 7 records 170B, p1]",
+            "acks=all orders[p0 7 records in 2 batches 170B, p1]",
         ),
         (
             req(
@@ -685,4 +685,32 @@ fn topic_ids_are_named_from_earlier_answers() {
     small.learn(&c.decode_response(&other, Some((3, 12))));
     assert_eq!(small.stats().evicted, 1);
     assert!(small.names_for(&f).is_empty());
+}
+
+#[test]
+fn records_are_said_once() {
+    // Produce says its records per partition: no `records:` part after them.
+    let p = req(
+        0,
+        9,
+        json!({"Acks": 1, "TimeoutMs": 1, "TopicData": [{"Name": "orders",
+            "PartitionData": [{"Index": 0, "Records": batch(5, 100)}]}]}),
+    );
+    // An API without its own words (ShareFetch) ends with the batch headers' facts.
+    let s = resp(
+        78,
+        1,
+        json!({"ErrorCode": 0, "AcquisitionLockTimeoutMs": 1, "Responses": [{
+            "TopicId": ID, "Partitions": [{"PartitionIndex": 2, "ErrorCode": 0,
+            "AcknowledgeErrorCode": 0, "CurrentLeader": {"LeaderId": 1, "LeaderEpoch": 1},
+            "Records": batch(5, 100), "AcquiredRecords": []}]}], "NodeEndpoints": []}),
+    );
+    check(&[
+        (p, "acks=1 orders[p0 5 records 100B]"),
+        (
+            s,
+            "ThrottleTimeMs=0 ErrorCode=NONE ErrorMessage=null AcquisitionLockTimeoutMs=1 \
+             Responses[1] NodeEndpoints[0]  records: 0b6f1d6e…[2] 5 records in 1 batch, 100 B, none",
+        ),
+    ]);
 }

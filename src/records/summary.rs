@@ -121,9 +121,12 @@ impl Iterator for Summaries<'_> {
 /// Totals over a field (or several, by [`Totals::add`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Totals {
+    /// Magic 2 batches and magic 0/1 messages.
     pub batches: u64,
-    /// Records counted from headers.
+    /// Records counted from headers (an uncompressed magic 0/1 message is one).
     pub records: u64,
+    /// Magic 0/1 messages, wrappers included.
+    pub messages: u64,
     /// Magic 0/1 wrappers whose record count is not in a header.
     pub wrappers: u64,
     pub bytes: u64,
@@ -148,6 +151,9 @@ impl Totals {
                 Kind::Error => self.errors += 1,
                 Kind::Batch | Kind::Message => {
                     self.batches += 1;
+                    if s.kind == Kind::Message {
+                        self.messages += 1;
+                    }
                     match s.records {
                         Some(n) => self.records += n,
                         None => self.wrappers += 1,
@@ -159,6 +165,26 @@ impl Totals {
                 }
             }
         }
+    }
+
+    /// The codecs the batches use, in id order (`none` included).
+    pub fn codec_names(&self) -> Vec<&'static str> {
+        const NAMES: [&str; 6] = ["none", "gzip", "snappy", "lz4", "zstd", "unknown"];
+        NAMES
+            .iter()
+            .zip(self.codecs)
+            .filter(|(_, n)| *n > 0)
+            .map(|(name, _)| *name)
+            .collect()
+    }
+
+    /// Records in magic 2 batches, and those batches.
+    pub fn v2(&self) -> (u64, u64) {
+        let plain = self.messages.saturating_sub(self.wrappers);
+        (
+            self.records.saturating_sub(plain),
+            self.batches.saturating_sub(self.messages),
+        )
     }
 
     /// `3 records in 1 batch, 120 B, gzip` and the like.
@@ -184,13 +210,7 @@ impl Totals {
         if self.wrappers > 0 {
             let _ = write!(out, " (+{} compressed message sets)", self.wrappers);
         }
-        let names = ["none", "gzip", "snappy", "lz4", "zstd", "unknown"];
-        let used: Vec<&str> = names
-            .iter()
-            .zip(self.codecs)
-            .filter(|(_, n)| *n > 0)
-            .map(|(name, _)| *name)
-            .collect();
+        let used = self.codec_names();
         if !used.is_empty() {
             let _ = write!(out, ", {}", used.join("+"));
         }

@@ -160,21 +160,12 @@ fn details(r: &Record<'_>) -> String {
             _ => String::new(),
         };
     };
-    let mut d = apis::details(
+    apis::details(
         m.api_key,
         m.kind,
         &m.tree,
         body,
         &r.topic_names,
         m.client_id,
-    );
-    // The batch headers' facts (records, bytes, codecs) of any `records` field.
-    let records = super::records::summary(&m.tree);
-    if !records.is_empty() {
-        if !d.is_empty() {
-            d.push_str("  ");
-        }
-        d.push_str(&records);
-    }
-    d
+    )
 }
