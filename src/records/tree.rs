@@ -253,7 +253,7 @@ pub fn decode_tree(field: &[u8], opts: &Options<'_>) -> RecordsTree {
 }
 
 /// Said of the first node of each decompressed record or message.
-const IN_PAYLOAD: &str = "offsets here are within the batch's decompressed records";
+pub const IN_PAYLOAD: &str = "offsets here are within the batch's decompressed records";
 
 impl RecordsTree {
     /// The nodes, to be placed in a codec tree under the `records` field node:

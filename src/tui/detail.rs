@@ -28,6 +28,9 @@ pub struct Line {
     pub path: String,
     /// Error code that is not NONE, or raw bytes left undecoded.
     pub alarming: bool,
+    /// A record's key or value (or header value): its bytes, which the tree
+    /// pane shows as text, JSON or hex ([`super::values`]).
+    pub raw: Option<Vec<u8>>,
 }
 
 impl Line {
@@ -106,6 +109,9 @@ impl Detail {
             });
             let named = rec.topic_names.nodes(&m.tree);
             let mut lines = Vec::with_capacity(m.tree.nodes.len());
+            // The line of each codec node (record batches add lines in between),
+            // so that `next` can be mapped once all lines are known.
+            let mut at_line = Vec::with_capacity(m.tree.nodes.len() + 1);
             let mut stack: Vec<(usize, String)> = Vec::new();
             for (i, n) in m.tree.nodes.iter().enumerate() {
                 let depth = usize::from(n.depth);
@@ -121,6 +127,7 @@ impl Detail {
                     None => own,
                 };
                 stack.push((depth, path.clone()));
+                at_line.push(lines.len());
                 let mut label = String::new();
                 tree::label(&mut label, n);
                 if let Some(name) = tree::named(&named, i) {
@@ -134,9 +141,21 @@ impl Detail {
                     len: n.len as usize,
                     depth,
                     next: n.next as usize,
-                    path,
+                    path: path.clone(),
                     alarming: alarming(n),
+                    raw: None,
                 });
+                if let Some(data) = crate::view::records::data(n) {
+                    record_lines(&mut lines, n, data, &path);
+                }
+            }
+            at_line.push(lines.len());
+            // Codec nodes' `next` counted codec nodes; make it count lines.
+            for (i, &l) in at_line.iter().enumerate() {
+                let next = m.tree.nodes.get(i).map(|n| n.next as usize);
+                if let (Some(line), Some(next)) = (lines.get_mut(l), next) {
+                    line.next = at_line.get(next).copied().unwrap_or(line.next);
+                }
             }
             let mut notes = Vec::new();
             if let Some(e) = &m.error {
@@ -175,6 +194,66 @@ impl Detail {
         (0..i)
             .filter(|&a| self.lines.get(a).is_some_and(|l| l.next > i))
             .collect()
+    }
+}
+
+/// The batches and records of a `records` field, as lines after its own.
+/// Lines of decompressed bytes have the range of the wire bytes holding them
+/// (`len` 0, so a byte of the hex pane never selects them).
+fn record_lines(lines: &mut Vec<Line>, field: &Node<'_>, data: &[u8], field_path: &str) {
+    let t = crate::view::records::decode(data);
+    let first = lines.len();
+    let nodes = crate::view::records::nodes(&t, field, data);
+    // Paths and the wire range of the enclosing wire node, per depth.
+    let mut stack: Vec<(usize, String, usize)> = Vec::new();
+    for r in nodes {
+        let n = &r.node;
+        let depth = usize::from(n.depth);
+        while stack.last().is_some_and(|(d, _, _)| *d >= depth) {
+            stack.pop();
+        }
+        let mut own = n.name.to_string();
+        if let Some(i) = n.index {
+            let _ = write!(own, "[{i}]");
+        }
+        let parent = stack.last().map_or(field_path, |(_, p, _)| p.as_str());
+        let path = format!("{parent}/{own}");
+        let wire_at = if r.decompressed {
+            stack.last().map_or(field.offset as usize, |(_, _, at)| *at)
+        } else {
+            n.offset as usize
+        };
+        stack.push((depth, path.clone(), wire_at));
+        let raw = match n.value {
+            Value::Bytes(Some(b)) if matches!(n.name, "Key" | "Value") => Some(b.to_vec()),
+            _ => None,
+        };
+        let mut label = String::new();
+        tree::label(&mut label, n);
+        lines.push(Line {
+            label,
+            value: copy_value(n),
+            about: if r.decompressed {
+                // The range shown is the compressed bytes holding it; say where it is inside.
+                let at = format!(
+                    "decompressed bytes [0x{:04x}, {}B] of the batch's records",
+                    n.offset, n.len
+                );
+                match n.about {
+                    "" | crate::records::tree::IN_PAYLOAD => at,
+                    about => format!("{about}; {at}"),
+                }
+            } else {
+                n.about.to_string()
+            },
+            offset: wire_at,
+            len: if r.decompressed { 0 } else { n.len as usize },
+            depth,
+            next: (n.next as usize).saturating_add(first),
+            path,
+            alarming: false,
+            raw,
+        });
     }
 }
 

@@ -27,6 +27,7 @@ pub mod tables;
 mod theme;
 pub mod tree;
 pub mod ui;
+pub mod values;
 
 pub use app::{App, Pane, Tab};
 pub use loader::{Input, Loader, Update, load_all};

@@ -5,6 +5,7 @@
 use super::detail::{Detail, Note};
 use super::scroll::Scroll;
 use super::theme::{self, DIM, WARNING};
+use super::values::{self, Form};
 use crossterm::event::KeyCode;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -28,6 +29,8 @@ pub struct Tree {
     pub collapsed: HashSet<String>,
     /// `sel` is the selected tree line; `top` the first item on screen.
     pub scroll: Scroll,
+    /// How records' keys and values are shown (`v` switches).
+    pub values: Form,
 }
 
 impl Tree {
@@ -69,7 +72,9 @@ impl Tree {
     /// Keeps the selected line on screen in `rows` rows.
     pub fn keep_in_view(&mut self, d: Option<&Detail>, rows: usize) {
         // One row is kept below the selection for its description, when that wraps.
-        let h = rows.saturating_sub(1).max(1);
+        // So are the selected value's pretty-printed JSON rows, as many as fit.
+        let extra = self.pretty_rows(d).min(rows.saturating_sub(3));
+        let h = rows.saturating_sub(1 + extra).max(1);
         let items = self.items(d);
         let at = items
             .iter()
@@ -166,11 +171,34 @@ impl Tree {
         if y < first {
             return None;
         }
-        let at = self.scroll.top + usize::from(y - first);
-        match self.items(d).get(at).copied() {
+        let mut at = self.scroll.top + usize::from(y - first);
+        let items = self.items(d);
+        // Rows under the selected value hold its pretty-printed JSON.
+        let sel = items
+            .iter()
+            .position(|&t| t == TreeItem::Line(self.scroll.sel));
+        if let Some(s) = sel.filter(|&s| s >= self.scroll.top && at > s) {
+            let extra = self.pretty_rows(d);
+            if at <= s + extra {
+                return None;
+            }
+            at -= extra;
+        }
+        match items.get(at).copied() {
             Some(TreeItem::Line(i)) => Some(i),
             _ => None,
         }
+    }
+}
+
+impl Tree {
+    /// Rows of pretty-printed JSON drawn under the selected line.
+    pub fn pretty_rows(&self, d: Option<&Detail>) -> usize {
+        d.and_then(|d| d.lines.get(self.scroll.sel))
+            .and_then(|l| l.raw.as_deref())
+            .map(|b| values::show(b, self.values).pretty.len())
+            .filter(|&n| n > 1)
+            .unwrap_or(0)
     }
 }
 
@@ -229,10 +257,14 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, d: Option<&Detail>, tree: &Tree, focu
                     (true, true) => "▸ ",
                     (true, false) => "▾ ",
                 };
+                let shown = l.raw.as_deref().map(|b| values::show(b, tree.values));
+                let label = match (&shown, &l.raw) {
+                    (Some(v), Some(b)) => values::label_of(&l.label, v, b.len()),
+                    _ => l.label.clone(),
+                };
                 let text = format!(
-                    "{}{marker}{} [0x{:04x}, {}B]",
+                    "{}{marker}{label} [0x{:04x}, {}B]",
                     "  ".repeat(l.depth),
-                    l.label,
                     l.offset,
                     l.len
                 );
@@ -262,6 +294,15 @@ pub fn draw(f: &mut Frame<'_>, area: Rect, d: Option<&Detail>, tree: &Tree, focu
                     ]));
                 } else {
                     lines.push(Line::styled(text, style));
+                }
+                // The selected value's JSON, pretty-printed under it.
+                if let Some(v) = shown.filter(|v| selected && v.pretty.len() > 1) {
+                    let pad = "  ".repeat(l.depth + 2);
+                    lines.extend(
+                        v.pretty
+                            .into_iter()
+                            .map(|p| Line::styled(format!("{pad}{p}"), theme::ABOUT)),
+                    );
                 }
             }
             TreeItem::Note(n) => {

@@ -207,6 +207,7 @@ const HELP: &[(&str, &str)] = &[
     ("w", "write the shown messages' packets to pcap"),
     ("c", "copy the tree's field value, else the message"),
     ("", "as NDJSON (terminal clipboard, OSC 52)"),
+    ("v", "record keys, values: auto/text/JSON/hex"),
     ("t  1  2", "tab: messages / analysis (elections, coords)"),
     ("", "analysis: Tab other table; Enter lists its"),
     ("", "first message (clears a filter hiding it)"),
@@ -217,7 +218,7 @@ const HELP: &[(&str, &str)] = &[
 
 fn draw_help(f: &mut Frame<'_>, full: Rect) {
     let w = 64.min(full.width);
-    let h = (HELP.len() as u16 + 4).min(full.height);
+    let h = (HELP.len() as u16 + 3).min(full.height);
     let area = Rect::new(
         full.x + (full.width - w) / 2,
         full.y + (full.height - h) / 2,
@@ -233,7 +234,6 @@ fn draw_help(f: &mut Frame<'_>, full: Rect) {
             ])
         })
         .collect();
-    lines.push(Line::raw(""));
     lines.push(Line::styled(
         " any key closes this help",
         Style::new().fg(DIM),

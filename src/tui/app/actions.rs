@@ -214,7 +214,9 @@ impl App {
             .then(|| {
                 let d = self.detail.as_ref()?;
                 let l = d.lines.get(self.tree.scroll.sel)?;
-                Some(if l.value.is_empty() {
+                Some(if let Some(b) = &l.raw {
+                    (crate::tui::values::copy(b, self.tree.values), "value")
+                } else if l.value.is_empty() {
                     (l.label.clone(), "field")
                 } else {
                     (l.value.clone(), "value")

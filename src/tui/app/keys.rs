@@ -115,6 +115,12 @@ impl App {
             KeyCode::Char('f') => self.follow_stream(),
             KeyCode::Char('w') => self.start_export(),
             KeyCode::Char('c') => self.copy(),
+            KeyCode::Char('v') => {
+                self.tree.values = self.tree.values.next();
+                self.scroll_tree();
+                let what = format!("record keys and values: {}", self.tree.values.name());
+                self.notice = Some((what, false));
+            }
             KeyCode::Char('F') => {
                 self.list.follow = !self.list.follow;
                 if self.list.follow {
