@@ -14,10 +14,15 @@
 //! - `one-dir-1g`: 1 GB on one direction without any frame boundary;
 //! - `pending-1m`: 1,000,000 requests never answered;
 //! - `frames-15m`: 20 messages of 15 MiB each (just under the per-direction cap), in 1448-byte segments;
-//! - `hunt-responses`: 4096 unanswered requests, then 256 MB of responses hunting for a boundary.
+//! - `hunt-responses`: 4096 unanswered requests, then 256 MB of responses hunting for a boundary;
+//! - `bomb-gzip`, `bomb-zstd`, `bomb-lz4`: one Produce request whose record batch of 10,240
+//!   records of 1 MiB (10 GiB decompressed) compresses to about 1 KB per record (run with
+//!   `--format json`: every record under the cap is printed).
 
 use kwire::capture::writer::{PcapWriter, TsPrecision};
 use kwire::codec::encode_request;
+use kwire::records::Compression;
+use kwire::records::encode::{BatchSpec, RecordSpec, compress};
 use kwire::synth::{Flags, Flow, Link};
 use serde_json::json;
 use std::fs::File;
@@ -80,6 +85,50 @@ fn stream(
 fn vote_like_request(corr: i32) -> Vec<u8> {
     // An API without a schema: header plus a few raw bytes.
     encode_request(0, 9, corr, Some("flood"), &json!("00000000")).expect("encodes")
+}
+
+/// A batch of `n` records of 1 MiB of zeros, compressed one frame (gzip member)
+/// per record so that it costs one record's compressed size to make.
+fn bomb_batch(codec: Compression, n: usize) -> Vec<u8> {
+    let mut rec = Vec::new();
+    RecordSpec::new(0, None, Some(&vec![0u8; 1 << 20])).encode(&mut rec);
+    let one = compress(codec, &rec);
+    let data = if codec == Compression::Lz4 {
+        // Kafka reads one LZ4 frame: repeat the blocks inside it (7-byte frame
+        // header, 4-byte end mark) instead of whole frames.
+        let blocks = &one[7..one.len() - 4];
+        [one[..7].to_vec(), blocks.repeat(n), vec![0; 4]].concat()
+    } else {
+        // gzip members and zstd frames may follow one another.
+        one.repeat(n)
+    };
+    BatchSpec {
+        compression: codec,
+        record_count: Some(n as i32),
+        ..Default::default()
+    }
+    .encode_with(&data)
+}
+
+/// A Produce v3 request carrying `records` for topic `t`, partition 0.
+fn produce_v3(corr: i32, records: &[u8]) -> Vec<u8> {
+    let mut b = Vec::new();
+    b.extend_from_slice(&0i16.to_be_bytes()); // api key
+    b.extend_from_slice(&3i16.to_be_bytes()); // version
+    b.extend_from_slice(&corr.to_be_bytes());
+    b.extend_from_slice(&[0, 4, b'b', b'o', b'm', b'b']); // client id
+    b.extend_from_slice(&(-1i16).to_be_bytes()); // transactional id: null
+    b.extend_from_slice(&1i16.to_be_bytes()); // acks
+    b.extend_from_slice(&30_000i32.to_be_bytes()); // timeout
+    b.extend_from_slice(&1i32.to_be_bytes()); // one topic
+    b.extend_from_slice(&[0, 1, b't']);
+    b.extend_from_slice(&1i32.to_be_bytes()); // one partition
+    b.extend_from_slice(&0i32.to_be_bytes());
+    b.extend_from_slice(&(records.len() as i32).to_be_bytes());
+    b.extend_from_slice(records);
+    let mut frame = (b.len() as i32).to_be_bytes().to_vec();
+    frame.extend_from_slice(&b);
+    frame
 }
 
 fn main() -> std::io::Result<()> {
@@ -243,6 +292,19 @@ fn main() -> std::io::Result<()> {
                     *x = [0, 0x10, 0, 1][i % 4];
                 }
             })?;
+            f.fin();
+            drain(&mut f, &mut w)?;
+        }
+        "bomb-gzip" | "bomb-zstd" | "bomb-lz4" => {
+            let codec = match case.as_str() {
+                "bomb-gzip" => Compression::Gzip,
+                "bomb-zstd" => Compression::Zstd,
+                _ => Compression::Lz4,
+            };
+            let batch = bomb_batch(codec, n(10 * 1024) as usize);
+            let mut f = flow().with_mss(JUMBO);
+            f.syn_handshake();
+            f.client_send(&produce_v3(1, &batch));
             f.fin();
             drain(&mut f, &mut w)?;
         }

@@ -2,12 +2,14 @@
 # Builds the full-size hostile captures (examples/gen_adversarial.rs) and
 # reports kwire's peak RSS and time on each, at a quarter size and at full
 # size, so growth can be seen to be linear (time ratio near 4). The goal is
-# under 256 MB everywhere. A measurement, not a test: run it by hand
+# under 256 MB everywhere. The bomb-* cases print NDJSON: every record under
+# --max-decompressed goes out in hex, passed on while the line is written. A measurement, not a test: run it by hand
 # (tests/adversarial.rs has the small versions that run in cargo test).
 #
 # usage: scripts/adversarial-rss.sh [CASE...]
 #   Files go to $ADV_DIR (default: a temporary directory), one case at a time,
 #   each deleted after use; the largest is about 2.1 GB.
+#   KWIRE=PATH measures another kwire binary (e.g. an older build, to compare).
 #   Exits 1 if any run exceeds 256 MB, or kwire fails other than as expected.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +17,7 @@ cd "$(dirname "$0")/.."
 command -v /usr/bin/time >/dev/null || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 cargo build --release --quiet --bin kwire --example gen_adversarial
 target=${CARGO_TARGET_DIR:-target}
-kwire=$target/release/kwire
+kwire=${KWIRE:-$target/release/kwire}
 gen=$target/release/examples/gen_adversarial
 dir=${ADV_DIR:-$(mktemp -d)}
 mkdir -p "$dir"
@@ -34,8 +36,11 @@ declare -A FLAGS=(
   [frames-15m]=""
   [hunt-responses]=""
   [tls-partial-20k]=""
+  [bomb-gzip]="--format json --max-buffer 64M"
+  [bomb-zstd]="--format json --max-buffer 64M"
+  [bomb-lz4]="--format json --max-buffer 64M"
 )
-ORDER=(prefix-2g prefix-neg array-2g conns-100k hole-1g one-dir-1g pending-1m frames-15m hunt-responses tls-partial-20k)
+ORDER=(prefix-2g prefix-neg array-2g conns-100k hole-1g one-dir-1g pending-1m frames-15m hunt-responses tls-partial-20k bomb-gzip bomb-zstd bomb-lz4)
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=("${ORDER[@]}")
 

@@ -6,7 +6,45 @@
 
 use super::control::{ControlBody, type_name};
 use super::{Batch, Entry, Message, Options, Record, Span, batches, record_count};
+use std::cell::RefCell;
 use std::io::Write;
+use std::rc::Rc;
+
+/// Where the printer's output goes: a line longer than [`SPILL_AT`] is passed
+/// on there while its records are written, so that a batch of large records
+/// (up to `--max-decompressed`, twice that in hex) is never held whole.
+pub type Spill = Rc<RefCell<dyn Write>>;
+
+/// Bytes of a line held before they are passed on.
+pub const SPILL_AT: usize = 1 << 20;
+
+thread_local! {
+    static SPILL: RefCell<Option<Spill>> = const { RefCell::new(None) };
+}
+
+/// Sets (or clears) where [`write`] passes on what it has written so far of a
+/// long line: the buffer given to [`write`] must then be the line being
+/// printed from its start, and go to the same place afterwards.
+pub fn set_spill(to: Option<Spill>) {
+    SPILL.with(|s| *s.borrow_mut() = to);
+}
+
+/// Passes `out` on (and empties it) once it holds [`SPILL_AT`] bytes, if a
+/// spill is set. A failed write drops the bytes: the printer's next write
+/// fails too, and it stops there.
+fn spill(out: &mut Vec<u8>) {
+    if out.len() < SPILL_AT {
+        return;
+    }
+    SPILL.with(|s| {
+        let Ok(s) = s.try_borrow() else { return };
+        let Some(w) = s.as_ref() else { return };
+        if let Ok(mut w) = w.try_borrow_mut() {
+            let _ = w.write_all(out);
+            out.clear();
+        }
+    });
+}
 
 /// Writes the field's JSON; `None` is a null field. Batches are decoded one at
 /// a time, so at most one decompressed payload is held at once.
@@ -21,6 +59,7 @@ pub fn write(out: &mut Vec<u8>, field: Option<&[u8]>, opts: &Options<'_>) {
             out.push(b',');
         }
         entry(out, field, &e);
+        spill(out);
     }
     out.push(b']');
 }
@@ -82,6 +121,7 @@ fn batch(out: &mut Vec<u8>, field: &[u8], b: &Batch) {
             out.push(b',');
         }
         record(out, data, r);
+        spill(out);
     }
     out.push(b']');
     if b.limited {
@@ -190,6 +230,7 @@ fn message(out: &mut Vec<u8>, buf: &[u8], m: &Message) {
                 out.push(b',');
             }
             entry(out, payload, e);
+            spill(out);
         }
         out.push(b']');
     }

@@ -1050,3 +1050,33 @@ mod props {
         }
     }
 }
+
+#[test]
+fn a_long_line_is_passed_on_as_it_is_written() {
+    // Four records of 1 MiB: 8 MiB of hex, which the spill takes in pieces.
+    let value = vec![7u8; 1 << 20];
+    let spec = BatchSpec {
+        compression: Compression::Zstd,
+        records: (0..4).map(|i| RecordSpec::new(i, None, Some(&value))).collect(),
+        ..Default::default()
+    };
+    let f = spec.encode();
+    let mut whole = b"{\"x\":".to_vec();
+    json::write(&mut whole, Some(&f), &opts());
+    let sink = std::rc::Rc::new(std::cell::RefCell::new(Vec::<u8>::new()));
+    let spill: json::Spill = sink.clone();
+    json::set_spill(Some(spill));
+    let mut out = b"{\"x\":".to_vec();
+    json::write(&mut out, Some(&f), &opts());
+    json::set_spill(None);
+    // What is left is under two records' hex; the two parts make the same line.
+    assert!(out.len() < 2 * json::SPILL_AT + (2 << 20), "{}", out.len());
+    let mut joined = sink.borrow().clone();
+    assert!(joined.len() > 4 << 20);
+    joined.extend_from_slice(&out);
+    assert_eq!(joined, whole);
+    // Without a spill set, nothing is passed on.
+    let mut again = Vec::new();
+    json::write(&mut again, Some(&f), &opts());
+    assert_eq!(sink.borrow().len() + out.len(), whole.len());
+}

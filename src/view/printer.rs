@@ -4,8 +4,12 @@ use super::{json, summary, tree};
 use crate::dissect::Record;
 use crate::filter::Columns;
 use crate::select::Selection;
+use std::cell::RefCell;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
+use std::rc::Rc;
+
+type Stdout = io::BufWriter<io::StdoutLock<'static>>;
 
 /// How each message is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -28,7 +32,9 @@ pub struct Printer {
     columns: Option<Columns>,
     limit: Option<u64>,
     printed: u64,
-    out: io::BufWriter<io::StdoutLock<'static>>,
+    /// Shared with the record batch writer, which passes on the start of a long
+    /// NDJSON line while it writes the rest ([`crate::records::json::set_spill`]).
+    out: Rc<RefCell<Stdout>>,
     /// Flush after every message, so a pipe sees each one at once.
     line_flush: bool,
     buf: Vec<u8>,
@@ -50,7 +56,10 @@ impl Printer {
             columns: None,
             limit,
             printed: 0,
-            out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
+            out: Rc::new(RefCell::new(io::BufWriter::with_capacity(
+                1 << 16,
+                io::stdout().lock(),
+            ))),
             line_flush,
             buf: Vec::with_capacity(4096),
             line: String::with_capacity(256),
@@ -80,7 +89,7 @@ impl Printer {
     /// so that an empty result still names its columns.
     pub fn with_columns(mut self, columns: Columns) -> Printer {
         if columns.header {
-            let _ = writeln!(self.out, "{}", columns.header_line());
+            let _ = writeln!(self.out.borrow_mut(), "{}", columns.header_line());
         }
         self.columns = Some(columns);
         self
@@ -109,7 +118,10 @@ impl Printer {
             Format::Tree => self.buf.extend_from_slice(tree::record(r).as_bytes()),
             Format::Json => {
                 let file = self.files.get(r.file as usize).map(String::as_str);
-                json::write_record_in(&mut self.buf, r, file)
+                let spill: crate::records::json::Spill = self.out.clone();
+                crate::records::json::set_spill(Some(spill));
+                json::write_record_in(&mut self.buf, r, file);
+                crate::records::json::set_spill(None);
             }
             Format::Fields => {
                 if let Some(c) = &self.columns {
@@ -118,13 +130,19 @@ impl Printer {
                 }
             }
         }
-        let written = self.out.write_all(&self.buf).and_then(|()| {
+        let mut out = self.out.borrow_mut();
+        let written = out.write_all(&self.buf).and_then(|()| {
             if self.line_flush {
-                self.out.flush()
+                out.flush()
             } else {
                 Ok(())
             }
         });
+        drop(out);
+        // A long line's buffer is not kept for the next message.
+        if self.buf.capacity() > crate::records::json::SPILL_AT * 2 {
+            self.buf = Vec::with_capacity(4096);
+        }
         if written.is_err() {
             // The reader went away (e.g. `| head`): stop quietly.
             self.broken = true;
@@ -139,6 +157,6 @@ impl Printer {
 
     /// Flushes what is buffered.
     pub fn finish(&mut self) {
-        let _ = self.out.flush();
+        let _ = self.out.borrow_mut().flush();
     }
 }
