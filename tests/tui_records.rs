@@ -254,3 +254,37 @@ fn help_names_the_v_key() {
     let s = render(&app);
     assert!(s.contains("record keys, values: auto/text/JSON/hex"), "{s}");
 }
+
+#[test]
+fn a_real_one_megabyte_record_is_not_invented_past_what_the_tui_stores() {
+    if app().is_none() {
+        return;
+    }
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/captures/records/records-large.pcap"
+    );
+    let mut app = App::new(path, false);
+    for u in load_all(Input::file(path).unwrap(), Config::default()) {
+        app.update(u);
+    }
+    app.resize(Rect::new(0, 0, 140, 50));
+    app.settle();
+    // The TUI keeps the first 64 KiB of a message: the 1 MB Produce says so
+    // and shows no record from bytes it does not have.
+    let mut capped = 0;
+    for pos in 0..app.shown() {
+        app.select(pos);
+        let d = app.detail().unwrap();
+        let said = d
+            .notes
+            .iter()
+            .any(|n| format!("{n:?}").contains("kept for display"));
+        if said && d.title.contains("Produce v13 request") {
+            assert!(d.lines.iter().all(|l| l.raw.is_none()));
+            capped += 1;
+        }
+        render(&app);
+    }
+    assert!(capped > 0);
+}

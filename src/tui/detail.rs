@@ -232,7 +232,12 @@ fn record_lines(lines: &mut Vec<Line>, field: &Node<'_>, data: &[u8], field_path
         tree::label(&mut label, n);
         lines.push(Line {
             label,
-            value: copy_value(n),
+            // `c` copies a key or value from `raw`, in the form shown.
+            value: if raw.is_some() {
+                String::new()
+            } else {
+                copy_value(n)
+            },
             about: if r.decompressed {
                 // The range shown is the compressed bytes holding it; say where it is inside.
                 let at = format!(

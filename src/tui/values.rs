@@ -90,7 +90,11 @@ pub fn show(b: &[u8], want: Form) -> Shown {
     match (want, text()) {
         (Form::Auto | Form::Text | Form::Json, Some(s)) => Shown {
             form: "text",
-            inline: format!("\"{}\"", cut(&escape(s))),
+            // Only the start is escaped: the line shows no more.
+            inline: format!(
+                "\"{}\"",
+                cut(&escape(&s.chars().take(INLINE_MAX + 1).collect::<String>()))
+            ),
             pretty: Vec::new(),
         },
         _ => {
