@@ -1,5 +1,5 @@
-//! Record batch throughput: decoding a 1 MiB batch uncompressed and as zstd
-//! (records and JSON), and the header-only summary per batch.
+//! Record batch throughput: decoding a 1 MiB batch uncompressed and in each
+//! codec (records and JSON), and the header-only summary per batch.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use kwire::records::encode::{BatchSpec, RecordSpec};
@@ -32,7 +32,13 @@ fn batch(codec: Compression) -> (Vec<u8>, usize) {
 fn records(c: &mut Criterion) {
     let opts = Options::default();
     let mut g = c.benchmark_group("records");
-    for (name, codec) in [("none", Compression::None), ("zstd", Compression::Zstd)] {
+    for (name, codec) in [
+        ("none", Compression::None),
+        ("zstd", Compression::Zstd),
+        ("gzip", Compression::Gzip),
+        ("snappy", Compression::Snappy),
+        ("lz4", Compression::Lz4),
+    ] {
         let (field, raw) = batch(codec);
         // Throughput counts the uncompressed records, so the two compare.
         g.throughput(Throughput::Bytes(raw as u64));
