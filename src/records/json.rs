@@ -5,7 +5,7 @@
 )]
 
 use super::control::{ControlBody, type_name};
-use super::{Batch, Entry, Message, Options, Record, Span, batches, record_count};
+use super::{Batch, Entry, Ev, Message, Options, Record, Span, batches, record_count};
 use std::cell::RefCell;
 use std::io::Write;
 use std::rc::Rc;
@@ -47,19 +47,50 @@ fn spill(out: &mut Vec<u8>) {
 }
 
 /// Writes the field's JSON; `None` is a null field. Batches are decoded one at
-/// a time, so at most one decompressed payload is held at once.
+/// a time, and a magic 2 batch's records are written as they are decoded, so
+/// neither its records nor the decompressed bytes already written are held.
 pub fn write(out: &mut Vec<u8>, field: Option<&[u8]>, opts: &Options<'_>) {
     let Some(field) = field else {
         out.extend_from_slice(b"null");
         return;
     };
     out.push(b'[');
-    for (i, e) in batches(field, opts).enumerate() {
-        if i > 0 {
-            out.push(b',');
+    let mut it = batches(field, opts);
+    let mut i = 0;
+    loop {
+        let mut head = false;
+        let mut first = true;
+        let mut emit = |ev: Ev<'_>| match ev {
+            Ev::Head(b) => {
+                if i > 0 {
+                    out.push(b',');
+                }
+                batch_head(out, b);
+                head = true;
+            }
+            Ev::Record(data, r) => {
+                if !first {
+                    out.push(b',');
+                }
+                first = false;
+                record(out, data, r);
+                spill(out);
+            }
+        };
+        let Some(e) = it.next_streamed(&mut emit) else {
+            break;
+        };
+        match (&e, head) {
+            (Entry::Batch(b), true) => batch_tail(out, b),
+            _ => {
+                if i > 0 {
+                    out.push(b',');
+                }
+                entry(out, field, &e);
+            }
         }
-        entry(out, field, &e);
         spill(out);
+        i += 1;
     }
     out.push(b']');
 }
@@ -88,6 +119,20 @@ pub fn entry(out: &mut Vec<u8>, buf: &[u8], e: &Entry) {
 }
 
 fn batch(out: &mut Vec<u8>, field: &[u8], b: &Batch) {
+    batch_head(out, b);
+    let data = b.data(field);
+    for (i, r) in b.records.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        record(out, data, r);
+        spill(out);
+    }
+    batch_tail(out, b);
+}
+
+/// A batch's header fields, up to the opening of `Records`.
+fn batch_head(out: &mut Vec<u8>, b: &Batch) {
     let h = &b.header;
     let _ = write!(
         out,
@@ -115,17 +160,15 @@ fn batch(out: &mut Vec<u8>, field: &[u8], b: &Batch) {
         h.base_sequence,
         h.record_count,
     );
-    let data = b.data(field);
-    for (i, r) in b.records.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        record(out, data, r);
-        spill(out);
-    }
+}
+
+/// What follows a batch's records.
+fn batch_tail(out: &mut Vec<u8>, b: &Batch) {
+    let h = &b.header;
     out.push(b']');
     if b.limited {
-        let omitted = i64::from(h.record_count).saturating_sub(b.records.len() as i64);
+        let shown = b.records.len().saturating_add(b.streamed);
+        let omitted = i64::from(h.record_count).saturating_sub(shown as i64);
         let _ = write!(out, ",\"RecordsOmitted\":{omitted}");
     }
     trailer(out, b.error.as_deref(), b.bytes);

@@ -202,6 +202,9 @@ pub struct Batch {
     pub crc_valid: bool,
     /// The records decoded, at most `max_records` of them.
     pub records: Vec<Record>,
+    /// Records handed over as they were decoded ([`Batches::next_streamed`])
+    /// instead of kept in `records`.
+    pub streamed: usize,
     /// True when `max_records` stopped decoding before the batch's end.
     pub limited: bool,
     /// The decompressed records (kept up to the last record decoded), for
@@ -333,6 +336,23 @@ impl Iterator for Batches<'_, '_> {
 
 impl Batches<'_, '_> {
     pub(crate) fn next_traced<T: Trace>(&mut self, t: &mut T) -> Option<Entry> {
+        self.next_with(t, None)
+    }
+
+    /// The next entry, with each magic 2 batch's header and then its records
+    /// handed to `emit` as they are decoded, not kept: decompressed bytes
+    /// already handed over are dropped, so a batch's payload is not held
+    /// whole. The entry returned is then a batch without its records
+    /// ([`Batch::streamed`] counts them) when [`Ev::Head`] was emitted for it.
+    pub fn next_streamed(&mut self, emit: &mut dyn FnMut(Ev<'_>)) -> Option<Entry> {
+        self.next_with(&mut (), Some(emit))
+    }
+
+    fn next_with<T: Trace>(
+        &mut self,
+        t: &mut T,
+        emit: Option<&mut dyn FnMut(Ev<'_>)>,
+    ) -> Option<Entry> {
         if self.done || self.pos >= self.field.len() {
             return None;
         }
@@ -355,7 +375,7 @@ impl Batches<'_, '_> {
         };
         let mut src = Wire(self.field);
         t.source(tree::Src::Wire);
-        let (entry, next, stop) = next_entry(&mut src, self.pos, &ctx, t);
+        let (entry, next, stop) = next_entry(&mut src, self.pos, &ctx, t, emit);
         if let Some(b) = &mut self.budget {
             let kept = match &entry {
                 Entry::Batch(x) => x.payload.as_ref().map_or(0, Vec::len),
@@ -377,6 +397,14 @@ impl Batches<'_, '_> {
         self.index += 1;
         Some(entry)
     }
+}
+
+/// What [`Batches::next_streamed`] hands over while it decodes a batch.
+pub enum Ev<'e> {
+    /// A magic 2 batch's header, just before its records (`records` is empty).
+    Head(&'e Batch),
+    /// One record; its spans point into `data`.
+    Record(&'e [u8], &'e Record),
 }
 
 /// Where an entry sits: its index among the field's entries and its nesting.
@@ -417,6 +445,13 @@ struct Cap {
 trait Source {
     /// The buffer, holding at least `upto` bytes unless the data ends first.
     fn avail(&mut self, upto: usize) -> Result<&[u8], Fail>;
+    /// The buffer as it is.
+    fn held(&self) -> &[u8];
+    /// Drops the bytes before `upto` when that frees enough to matter; returns
+    /// how many were dropped (positions after that count from `upto`).
+    fn consume(&mut self, _upto: usize) -> usize {
+        0
+    }
 }
 
 struct Wire<'a>(&'a [u8]);
@@ -425,12 +460,17 @@ impl Source for Wire<'_> {
     fn avail(&mut self, _upto: usize) -> Result<&[u8], Fail> {
         Ok(self.0)
     }
+    fn held(&self) -> &[u8] {
+        self.0
+    }
 }
 
 /// Decompressed bytes, read on demand in chunks, never past `cap + 1`.
 struct Payload<'r> {
     reader: Box<dyn Read + 'r>,
     buf: Vec<u8>,
+    /// Bytes decompressed and dropped before `buf` ([`Source::consume`]).
+    dropped: usize,
     cap: Cap,
     eof: bool,
     codec: Compression,
@@ -443,6 +483,7 @@ impl<'r> Payload<'r> {
         Ok(Payload {
             reader,
             buf: Vec::new(),
+            dropped: 0,
             cap,
             eof: false,
             codec,
@@ -480,10 +521,10 @@ fn read_fail(codec: Compression, cap: Cap, e: &std::io::Error) -> Fail {
 impl Source for Payload<'_> {
     fn avail(&mut self, upto: usize) -> Result<&[u8], Fail> {
         while self.buf.len() < upto && !self.eof {
-            if self.buf.len() > self.cap.bytes {
+            if self.dropped + self.buf.len() > self.cap.bytes {
                 return Err(over_cap(self.cap));
             }
-            let room = self.cap.bytes + 1 - self.buf.len();
+            let room = self.cap.bytes + 1 - self.dropped - self.buf.len();
             let want = (upto - self.buf.len()).max(CHUNK).min(room);
             match (&mut self.reader)
                 .take(want as u64)
@@ -494,10 +535,21 @@ impl Source for Payload<'_> {
                 Err(e) => return Err(read_fail(self.codec, self.cap, &e)),
             }
         }
-        if self.buf.len() > self.cap.bytes {
+        if self.dropped + self.buf.len() > self.cap.bytes {
             return Err(over_cap(self.cap));
         }
         Ok(&self.buf)
+    }
+    fn held(&self) -> &[u8] {
+        &self.buf
+    }
+    fn consume(&mut self, upto: usize) -> usize {
+        if upto < CHUNK || upto > self.buf.len() {
+            return 0;
+        }
+        self.buf.drain(..upto);
+        self.dropped += upto;
+        upto
     }
 }
 
@@ -508,6 +560,7 @@ fn next_entry<S: Source, T: Trace>(
     pos: usize,
     ctx: &Ctx<'_>,
     t: &mut T,
+    emit: Option<&mut dyn FnMut(Ev<'_>)>,
 ) -> (Entry, usize, bool) {
     let inner = ctx.depth > 0;
     let buf = match s.avail(pos.saturating_add(12)) {
@@ -564,7 +617,7 @@ fn next_entry<S: Source, T: Trace>(
             format!("batch length {length} is below the magic 2 header size {V2_AFTER_LENGTH}"),
             t,
         ),
-        2 => Entry::Batch(batch(buf, pos, ctx, t)),
+        2 => Entry::Batch(batch(buf, pos, ctx, t, emit)),
         0 | 1 => Entry::Message(message(buf, pos, magic, ctx, t)),
         m => error_entry(pos, total, format!("unknown magic {m}"), t),
     };
@@ -585,7 +638,13 @@ fn error_entry<T: Trace>(at: usize, bytes: usize, error: String, t: &mut T) -> E
 }
 
 /// A magic 2 batch spanning all of `buf[at..]`, which holds at least the header.
-fn batch<T: Trace>(buf: &[u8], at: usize, ctx: &Ctx<'_>, t: &mut T) -> Batch {
+fn batch<T: Trace>(
+    buf: &[u8],
+    at: usize,
+    ctx: &Ctx<'_>,
+    t: &mut T,
+    mut emit: Option<&mut dyn FnMut(Ev<'_>)>,
+) -> Batch {
     let mut c = Cur::new(buf, at);
     // The caller checked the header fits; a default header would only follow a bug.
     let h = BatchHeader::read(&mut c).unwrap_or_default();
@@ -602,6 +661,7 @@ fn batch<T: Trace>(buf: &[u8], at: usize, ctx: &Ctx<'_>, t: &mut T) -> Batch {
         header: h,
         crc_valid,
         records: Vec::new(),
+        streamed: 0,
         limited: false,
         payload: None,
         error: None,
@@ -622,8 +682,11 @@ fn batch<T: Trace>(buf: &[u8], at: usize, ctx: &Ctx<'_>, t: &mut T) -> Batch {
             TVal::Array(h.record_count as u32),
             about,
         );
-        let r = records(&mut Wire(buf), start, &h, ctx, t);
-        (b.records, b.limited, b.error) = r;
+        if let Some(e) = emit.as_deref_mut() {
+            e(Ev::Head(&b));
+        }
+        let r = records(&mut Wire(buf), start, &h, ctx, t, emit);
+        (b.records, b.streamed, b.limited, b.error) = r;
         let end = b
             .records
             .last()
@@ -655,9 +718,12 @@ fn batch<T: Trace>(buf: &[u8], at: usize, ctx: &Ctx<'_>, t: &mut T) -> Batch {
             match Payload::new(codec, data, 2, ctx.cap) {
                 Ok(mut p) => {
                     t.source(tree::Src::Payload(ctx.index));
-                    let r = records(&mut p, 0, &h, ctx, t);
+                    if let Some(e) = emit.as_deref_mut() {
+                        e(Ev::Head(&b));
+                    }
+                    let r = records(&mut p, 0, &h, ctx, t, emit);
                     let end = r.0.last().map_or(0, |r| r.span.start + r.span.len);
-                    (b.records, b.limited, b.error) = r;
+                    (b.records, b.streamed, b.limited, b.error) = r;
                     omitted(t, &b, end, end);
                     b.payload = Some(p.keep(end));
                     t.source(tree::Src::Wire);
@@ -815,44 +881,65 @@ fn trace_header<T: Trace>(t: &mut T, at: usize, index: u32, h: &BatchHeader, crc
     f(t, 4, "RecordCount", "int32", Int(h.record_count.into()), "");
 }
 
-/// Decodes up to `max_records` of the batch's records from `start`.
+/// Decodes up to `max_records` of the batch's records from `start`: kept, or
+/// handed to `emit` (and counted) when it is given. Returns the records kept,
+/// the records handed over, whether `max_records` stopped it, and why the
+/// records could not all be decoded.
 fn records<S: Source, T: Trace>(
     s: &mut S,
     start: usize,
     h: &BatchHeader,
     ctx: &Ctx<'_>,
     t: &mut T,
-) -> (Vec<Record>, bool, Option<String>) {
+    mut emit: Option<&mut dyn FnMut(Ev<'_>)>,
+) -> (Vec<Record>, usize, bool, Option<String>) {
     let count = u32::try_from(h.record_count).unwrap_or(0);
-    let mut out = Vec::with_capacity((count as usize).min(64));
+    let mut out = Vec::with_capacity(if emit.is_some() {
+        0
+    } else {
+        (count as usize).min(64)
+    });
+    let mut streamed = 0;
     let mut pos = start;
+    // Bytes the source dropped: positions in messages count from the payload's start.
+    let mut base = 0;
     for i in 0..count {
-        if out.len() >= ctx.max_records {
-            return (out, true, limit_note(ctx));
+        if out.len() + streamed >= ctx.max_records {
+            return (out, streamed, true, limit_note(ctx));
         }
         let keep = t.open_count();
         match record(s, pos, i, h.is_control(), ctx, t) {
             Ok(Some(r)) => {
                 pos = r.span.start + r.span.len;
-                out.push(r);
+                match emit.as_deref_mut() {
+                    Some(e) => {
+                        e(Ev::Record(s.held(), &r));
+                        streamed += 1;
+                        let d = s.consume(pos);
+                        pos -= d;
+                        base += d;
+                    }
+                    None => out.push(r),
+                }
             }
             Ok(None) => {
                 let e = format!("the batch says {count} records but holds {i}");
-                return (out, false, Some(e));
+                return (out, streamed, false, Some(e));
             }
             Err(e) => {
                 t.close_to(keep);
-                return (out, false, Some(format!("record {i}: {e}")));
+                let e = e.shifted(base);
+                return (out, streamed, false, Some(format!("record {i}: {e}")));
             }
         }
     }
     match s.avail(pos + 1) {
         Ok(b) if b.len() > pos => {
             let e = format!("bytes remain after the last of {count} records");
-            (out, false, Some(e))
+            (out, streamed, false, Some(e))
         }
-        Ok(_) => (out, false, None),
-        Err(e) => (out, false, Some(e.to_string())),
+        Ok(_) => (out, streamed, false, None),
+        Err(e) => (out, streamed, false, Some(e.to_string())),
     }
 }
 
@@ -1317,7 +1404,7 @@ fn wrapper<T: Trace>(buf: &[u8], m: &mut Message, codec: Compression, ctx: &Ctx<
                 break;
             }
         }
-        let (e, next, stop) = next_entry(&mut p, pos, &inner_ctx, t);
+        let (e, next, stop) = next_entry(&mut p, pos, &inner_ctx, t, None);
         if let Entry::Error { error, .. } = &e {
             m.error = Some(format!("inner message at byte {pos}: {error}"));
         }

@@ -1080,3 +1080,81 @@ fn a_long_line_is_passed_on_as_it_is_written() {
     json::write(&mut again, Some(&f), &opts());
     assert_eq!(sink.borrow().len() + out.len(), whole.len());
 }
+
+/// The JSON of decoded entries, each written whole (what streaming must equal).
+fn whole_json(field: &[u8], o: &Options<'_>) -> Vec<u8> {
+    let mut out = b"[".to_vec();
+    for (i, e) in batches(field, o).enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        json::entry(&mut out, field, &e);
+    }
+    out.push(b']');
+    out
+}
+
+#[test]
+fn streamed_json_equals_the_whole_batches() {
+    let big = vec![3u8; 300 << 10];
+    let mut fields = Vec::new();
+    for codec in [
+        Compression::None,
+        Compression::Gzip,
+        Compression::Snappy,
+        Compression::Lz4,
+        Compression::Zstd,
+    ] {
+        let spec = BatchSpec {
+            compression: codec,
+            records: sample_records(),
+            ..Default::default()
+        };
+        // Records over 64 KiB (so bytes are dropped on the way), then a short batch.
+        let large = BatchSpec {
+            compression: codec,
+            records: (0..5).map(|i| RecordSpec::new(i, None, Some(&big))).collect(),
+            ..Default::default()
+        };
+        fields.push([spec.encode(), large.encode(), spec.encode()].concat());
+        // Cut inside the large batch's records, and one record count too many.
+        let mut bad = large.encode();
+        bad.truncate(bad.len() - 100);
+        fields.push([spec.encode(), bad].concat());
+        let over = BatchSpec {
+            record_count: Some(6),
+            ..large.clone()
+        };
+        fields.push(over.encode());
+    }
+    fields.push(bomb(Compression::Zstd, 40));
+    for (k, f) in fields.iter().enumerate() {
+        for o in [
+            opts(),
+            Options {
+                max_records: 2,
+                ..opts()
+            },
+            Options {
+                max_decompressed: 1 << 20,
+                ..opts()
+            },
+            Options {
+                max_records: 0,
+                ..opts()
+            },
+        ] {
+            let mut streamed = Vec::new();
+            json::write(&mut streamed, Some(f), &o);
+            let whole = whole_json(f, &o);
+            assert!(
+                streamed == whole,
+                "field {k}, max_records {}, cap {}:\n{}\n{}",
+                o.max_records,
+                o.max_decompressed,
+                String::from_utf8_lossy(&streamed[..streamed.len().min(600)]),
+                String::from_utf8_lossy(&whole[..whole.len().min(600)])
+            );
+        }
+    }
+}

@@ -41,6 +41,26 @@ impl fmt::Display for Fail {
     }
 }
 
+impl Fail {
+    /// The same failure with its position `by` bytes further on.
+    pub(crate) fn shifted(self, by: usize) -> Fail {
+        match self {
+            Fail::Truncated { at, need, have } => Fail::Truncated {
+                at: at + by,
+                need,
+                have,
+            },
+            Fail::VarintTooLong { at } => Fail::VarintTooLong { at: at + by },
+            Fail::Negative { at, what, value } => Fail::Negative {
+                at: at + by,
+                what,
+                value,
+            },
+            Fail::Other(s) => Fail::Other(s),
+        }
+    }
+}
+
 /// A read position over one buffer; positions are absolute within it.
 #[derive(Clone, Copy)]
 pub(crate) struct Cur<'a> {
