@@ -2,7 +2,7 @@
 //! batches of rows to the UI, with progress, so the UI never waits on input.
 
 use super::store::Batch;
-use crate::analysis::{Analysis, Analyzer};
+use crate::analysis::{Analysis, Analyzer, Limits};
 use crate::capture::{CaptureError, LiveOptions, LiveStats, Packet, Source};
 use crate::dissect::Record;
 use crate::pipeline::{self, Config, End, RunStats};
@@ -258,7 +258,8 @@ impl pipeline::Hooks for Load<'_> {
 fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
     let mut load = Load {
         tx,
-        analyzer: Analyzer::new(),
+        // The analysis tab shows the first and latest answer per key: it needs no more.
+        analyzer: Analyzer::with_limits(Limits::compact()),
         fed: 0,
         analysed: 0,
         last_analysis: Instant::now(),

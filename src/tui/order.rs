@@ -7,10 +7,10 @@
 //! arrive in order, so a batch is appended; otherwise it is merged in, once
 //! per batch.
 
-use super::store::Row;
+use super::store::Rows;
 
 /// The sort key of row `i`: its packet, then its arrival.
-pub fn key(rows: &[Row], i: usize) -> (u64, usize) {
+pub fn key(rows: &Rows, i: usize) -> (u64, usize) {
     (rows.get(i).map_or(u64::MAX, |r| r.packet), i)
 }
 
@@ -22,7 +22,7 @@ pub struct Order {
 
 impl Order {
     /// Takes in rows `from..` of `rows`, just appended to the store.
-    pub fn add(&mut self, rows: &[Row], from: usize) {
+    pub fn add(&mut self, rows: &Rows, from: usize) {
         let new: Vec<u32> = (from..rows.len()).map(|i| i as u32).collect();
         merge(&mut self.rows, new, |i| key(rows, i));
     }
@@ -31,7 +31,7 @@ impl Order {
         self.rows.get(pos).map(|&r| r as usize)
     }
 
-    pub fn position(&self, rows: &[Row], row: usize) -> Option<usize> {
+    pub fn position(&self, rows: &Rows, row: usize) -> Option<usize> {
         let k = key(rows, row);
         self.rows
             .binary_search_by(|&r| key(rows, r as usize).cmp(&k))

@@ -1,8 +1,18 @@
-//! The message index: one fixed-size [`Row`] per message, the messages' bytes
-//! appended once to a shared arena, and endpoints interned per connection.
+//! The message index: one fixed-size [`Row`] (64 bytes) per message, the
+//! messages' bytes appended once to a spill file, and endpoints interned per
+//! connection.
 //!
-//! Nothing derived (summary text, tree, hex) is kept: it is rebuilt from the
-//! stored bytes on demand, for the rows on screen and the selection only.
+//! Nothing derived (summary text, tree, hex) is kept, and neither are the
+//! bytes in memory: they are read back from the spill file and decoded again
+//! on demand, for the rows on screen, the selection and the filter.
+//!
+//! Why a spill file rather than rereading the capture by packet offsets, as
+//! Wireshark does: a message is what TCP reassembly (and perhaps TLS
+//! decryption) made of several segments, so rereading the capture would mean
+//! replaying the connection's state up to that point; and standard input and
+//! live capture have no file to reread. The spill file holds each message as
+//! it was delivered, so one read gives it back; it is an anonymous temporary
+//! file (unlinked at once, so it goes when kwire exits, however it exits).
 
 use super::order::{self, Order};
 use crate::codec::{self, Kind};
@@ -11,7 +21,10 @@ use crate::select;
 use crate::tcp::ConnId;
 use crate::topics::IdNames;
 use std::collections::HashMap;
+use std::fs::File;
 use std::net::SocketAddr;
+use std::ops::Range;
+use std::os::unix::fs::FileExt;
 
 /// Bytes kept per message; a larger frame keeps only its head (the header and more).
 pub const MAX_STORED: usize = 64 << 10;
@@ -36,8 +49,11 @@ const SRC_IS_A: u16 = 1 << 8;
 const FRAME_WARNINGS: u16 = 1 << 9;
 const VS_SHIFT: u16 = 10;
 const VS_MASK: u16 = 0b11 << VS_SHIFT;
+/// Writing the bytes to the spill file failed: they were not kept.
+const LOST: u16 = 1 << 12;
 
-/// The fixed facts of one message (72 bytes).
+/// The fixed facts of one message (64 bytes). Its bytes' length is not kept:
+/// they run in the spill file up to the next row's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Row {
     /// Packet that completed the message (several messages may share one).
@@ -47,9 +63,10 @@ pub struct Row {
     request_packet: u64,
     /// `i64::MIN` when unknown.
     latency_ns: i64,
-    pub wire_size: u64,
+    /// Where its bytes start in the spill file.
     data_at: u64,
-    data_len: u32,
+    /// Bytes on the wire (a Kafka frame is at most 4 + `i32::MAX` bytes).
+    pub wire_size: u32,
     conn: u32,
     /// Index of the paired request or response row; `NONE` when unpaired.
     pair: u32,
@@ -58,7 +75,6 @@ pub struct Row {
     api_version: i16,
     flags: u16,
 }
-
 impl Row {
     pub fn kind(&self) -> Kind {
         if self.flags & REQUEST != 0 {
@@ -176,9 +192,9 @@ impl Batch {
             ts_ns: f.ts_ns,
             request_packet: f.request_packet.unwrap_or(0),
             latency_ns: f.latency_ns.unwrap_or(i64::MIN),
-            wire_size: f.wire_size,
             data_at: self.bytes.len() as u64,
-            data_len: keep.len() as u32,
+            // A Kafka frame's size fits; saturating keeps a bogus one from wrapping.
+            wire_size: u32::try_from(f.wire_size).unwrap_or(u32::MAX),
             conn: 0,
             pair: NONE,
             corr: m.correlation_id.unwrap_or(0),
@@ -206,11 +222,122 @@ struct Ends {
     b: SocketAddr,
 }
 
+/// Rows per chunk of [`Rows`] (4 MiB).
+const CHUNK: usize = 1 << 16;
+
+/// The rows in fixed-size chunks: growing never copies them, so the peak is
+/// the rows themselves, not twice as many while a vector doubles.
+#[derive(Debug, Default)]
+pub struct Rows {
+    chunks: Vec<Vec<Row>>,
+    len: usize,
+}
+
+impl Rows {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn get(&self, i: usize) -> Option<&Row> {
+        self.chunks.get(i / CHUNK)?.get(i % CHUNK)
+    }
+
+    fn get_mut(&mut self, i: usize) -> Option<&mut Row> {
+        self.chunks.get_mut(i / CHUNK)?.get_mut(i % CHUNK)
+    }
+
+    fn push(&mut self, r: Row) {
+        match self.chunks.last_mut() {
+            Some(c) if c.len() < CHUNK => c.push(r),
+            _ => {
+                let mut c = Vec::with_capacity(CHUNK);
+                c.push(r);
+                self.chunks.push(c);
+            }
+        }
+        self.len += 1;
+    }
+
+    fn memory(&self) -> usize {
+        self.chunks.len() * CHUNK * std::mem::size_of::<Row>()
+            + self.chunks.capacity() * std::mem::size_of::<Vec<Row>>()
+    }
+}
+
+/// Where the messages' bytes go: an anonymous temporary file, or memory when
+/// none can be made.
+#[derive(Debug, Default)]
+struct Spill {
+    file: Option<File>,
+    /// Bytes written so far.
+    len: u64,
+    /// The bytes, when there is no file.
+    mem: Vec<u8>,
+    /// Whether a file was tried for.
+    opened: bool,
+    /// Why the bytes are in memory, or why some were lost.
+    error: Option<String>,
+}
+
+impl Spill {
+    /// Appends `bytes`; returns where they start, or why they were not kept.
+    fn append(&mut self, bytes: &[u8]) -> Result<u64, String> {
+        if !self.opened {
+            self.opened = true;
+            match tempfile::tempfile() {
+                Ok(f) => self.file = Some(f),
+                Err(e) => self.error = Some(format!("no temporary file ({e}): bytes kept in memory")),
+            }
+        }
+        let at = self.len;
+        match &mut self.file {
+            Some(f) => {
+                // The file is only appended to, so a failed write leaves the end where it was.
+                if let Err(e) = f.write_all_at(bytes, at) {
+                    let why = format!("writing the temporary file failed: {e}");
+                    self.error = Some(why.clone());
+                    return Err(why);
+                }
+            }
+            None => self.mem.extend_from_slice(bytes),
+        }
+        self.len += bytes.len() as u64;
+        Ok(at)
+    }
+
+    /// Reads `len` bytes at `at` into `buf` (replacing what it held).
+    fn read(&self, at: u64, len: usize, buf: &mut Vec<u8>) -> Result<(), String> {
+        buf.clear();
+        let fail = |e: &dyn std::fmt::Display| format!("cannot read the message's bytes back: {e}");
+        match &self.file {
+            Some(f) => {
+                buf.resize(len, 0);
+                f.read_exact_at(buf, at).map_err(|e| fail(&e))
+            }
+            None => {
+                let slice = usize::try_from(at)
+                    .ok()
+                    .and_then(|s| self.mem.get(s..s.checked_add(len)?))
+                    .ok_or_else(|| fail(&"out of range"))?;
+                buf.extend_from_slice(slice);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// How many bytes one read of [`Store::scan`] takes at most.
+const SCAN_READ: u64 = 4 << 20;
+
 /// Every message seen so far.
 #[derive(Debug, Default)]
 pub struct Store {
-    rows: Vec<Row>,
-    arena: Vec<u8>,
+    rows: Rows,
+    spill: Spill,
     conns: Vec<Ends>,
     conn_ids: HashMap<ConnId, u32>,
     /// Requests awaiting their response: (connection, correlation id) → row.
@@ -242,24 +369,41 @@ impl Store {
         self.first_ts_ns.unwrap_or(0)
     }
 
-    /// Bytes held: rows, arena and tables (for the status bar and measurements).
+    /// Bytes held in memory: rows, order and tables (for measurements).
     pub fn memory(&self) -> usize {
-        self.rows.capacity() * std::mem::size_of::<Row>()
+        self.rows.memory()
             + self.order.memory()
-            + self.arena.capacity()
+            + self.spill.mem.capacity()
             + self.conns.capacity() * std::mem::size_of::<Ends>()
     }
 
-    /// Appends a batch: bytes into the arena, endpoints interned, responses paired.
+    /// Bytes written to the spill file (or kept in memory without one).
+    pub fn spilled(&self) -> u64 {
+        self.spill.len
+    }
+
+    /// Why the bytes are not (all) in the spill file, if they are not.
+    pub fn spill_error(&self) -> Option<&str> {
+        self.spill.error.as_deref()
+    }
+
+    /// Appends a batch: bytes to the spill file, endpoints interned, responses paired.
     pub fn push_batch(&mut self, batch: Batch) {
         if self.first_ts_ns.is_none() {
             self.first_ts_ns = batch.first_ts_ns;
         }
-        let base = self.arena.len() as u64;
-        self.arena.extend_from_slice(&batch.bytes);
-        self.rows.reserve(batch.rows.len());
+        let (base, lost) = match self.spill.append(&batch.bytes) {
+            Ok(at) => (at, false),
+            // Every row of the batch starts and ends at the end: no bytes, and says why.
+            Err(_) => (self.spill.len, true),
+        };
         let from = self.rows.len();
-        for n in batch.rows {
+        for mut n in batch.rows {
+            if lost {
+                // At the spill file's end (`base`), with nothing written.
+                n.row.data_at = 0;
+                n.row.flags |= LOST;
+            }
             self.push(n, base);
         }
         self.order.add(&self.rows, from);
@@ -343,15 +487,29 @@ impl Store {
         })
     }
 
-    /// The stored bytes of row `i` (the frame from its size prefix, perhaps only its head).
-    pub fn data(&self, i: usize) -> &[u8] {
-        let Some(r) = self.rows.get(i) else {
-            return &[];
-        };
-        let start = r.data_at as usize;
-        self.arena
-            .get(start..start.saturating_add(r.data_len as usize))
-            .unwrap_or(&[])
+    /// Where row `i`'s bytes are in the spill file: they end where the next row's start.
+    fn span(&self, i: usize) -> Result<Range<u64>, String> {
+        let r = self.rows.get(i).ok_or("no such message")?;
+        if r.flags & LOST != 0 {
+            return Err(self
+                .spill
+                .error
+                .clone()
+                .unwrap_or_else(|| "the message's bytes were not kept".into()));
+        }
+        // A row whose bytes were lost starts where the spill file ended then, so it ends its
+        // predecessor's span as well as any.
+        let end = self.rows.get(i + 1).map_or(self.spill.len, |n| n.data_at);
+        Ok(r.data_at..end.max(r.data_at))
+    }
+
+    /// The stored bytes of row `i` (the frame from its size prefix, perhaps
+    /// only its head), read back from the spill file.
+    pub fn data(&self, i: usize) -> Result<Vec<u8>, String> {
+        let mut buf = Vec::new();
+        let s = self.span(i)?;
+        self.spill.read(s.start, len(&s), &mut buf)?;
+        Ok(buf)
     }
 
     /// The framing warnings of row `i`, kept in a sparse side table.
@@ -365,12 +523,80 @@ impl Store {
             .unwrap_or_default()
     }
 
-    /// Decodes row `i` again from its stored bytes and hands the record to `f`.
-    pub fn with_record<T>(&self, i: usize, f: impl FnOnce(&Record<'_>) -> T) -> Option<T> {
-        let r = self.rows.get(i)?;
-        let (src, dst) = self.endpoints(r)?;
-        let conn = self.conns.get(r.conn as usize)?.id;
-        let data = self.data(i);
+    /// Decodes row `i` again from its bytes (read back) and hands the record to `f`.
+    pub fn with_record<T>(&self, i: usize, f: impl FnOnce(&Record<'_>) -> T) -> Result<T, String> {
+        let data = self.data(i)?;
+        self.decode(i, &data, f)
+    }
+
+    /// Decodes rows `range` (those `want` keeps) and hands each record to `f`,
+    /// reading their bytes back in large reads; a row whose bytes cannot be read
+    /// goes to `f` as the reason.
+    pub fn scan(
+        &self,
+        range: Range<usize>,
+        want: impl Fn(&Row) -> bool,
+        mut f: impl FnMut(usize, Result<&Record<'_>, &str>),
+    ) {
+        let mut buf = Vec::new();
+        let mut i = range.start;
+        let end = range.end.min(self.rows.len());
+        while i < end {
+            // Rows i..j whose bytes lie together, up to SCAN_READ bytes (at least one row).
+            let first = self.span(i);
+            let Ok(start) = first.as_ref().map(|s| s.start) else {
+                if let (Some(r), Err(e)) = (self.rows.get(i), &first) {
+                    if want(r) {
+                        f(i, Err(e));
+                    }
+                }
+                i += 1;
+                continue;
+            };
+            let mut j = i + 1;
+            let mut stop = first.map_or(start, |s| s.end);
+            while j < end {
+                match self.span(j) {
+                    Ok(s) if s.start == stop && s.end - start <= SCAN_READ => stop = s.end,
+                    _ => break,
+                }
+                j += 1;
+            }
+            if let Err(e) = self.spill.read(start, len(&(start..stop)), &mut buf) {
+                for k in i..j {
+                    if self.rows.get(k).is_some_and(&want) {
+                        f(k, Err(&e));
+                    }
+                }
+                i = j;
+                continue;
+            }
+            for k in i..j {
+                let Some(r) = self.rows.get(k) else { break };
+                if !want(r) {
+                    continue;
+                }
+                let data = self
+                    .span(k)
+                    .ok()
+                    .and_then(|s| buf.get(len(&(start..s.start))..len(&(start..s.end))))
+                    .unwrap_or_default();
+                let _ = self.decode(k, data, |rec| f(k, Ok(rec)));
+            }
+            i = j;
+        }
+    }
+
+    /// Decodes `data`, row `i`'s bytes as [`Store::data`] read them, and hands the record to `f`.
+    pub fn decode<T>(
+        &self,
+        i: usize,
+        data: &[u8],
+        f: impl FnOnce(&Record<'_>) -> T,
+    ) -> Result<T, String> {
+        let r = self.rows.get(i).ok_or("no such message")?;
+        let (src, dst) = self.endpoints(r).ok_or("no such connection")?;
+        let conn = self.conns.get(r.conn as usize).ok_or("no such connection")?.id;
         // The version source is the one the pipeline found: no second inference.
         let msg = match r.kind() {
             Kind::Request => codec::decode_request(data),
@@ -384,7 +610,7 @@ impl Store {
             src,
             dst,
             data,
-            wire_size: r.wire_size,
+            wire_size: u64::from(r.wire_size),
             cut: r.flags & (CUT | CAPPED) != 0,
             api: r.api(),
             request_packet: r.request_packet(),
@@ -401,8 +627,14 @@ impl Store {
             // Rows keep no TLS details; the status bar counts decrypted connections.
             tls: None,
         };
-        Some(f(&rec))
+        Ok(f(&rec))
     }
+}
+
+/// The length of a span of the spill file; a message's span is at most
+/// [`MAX_STORED`] and a scan's at most [`SCAN_READ`], so it fits.
+fn len(s: &Range<u64>) -> usize {
+    usize::try_from(s.end.saturating_sub(s.start)).unwrap_or(usize::MAX)
 }
 
 #[cfg(test)]
@@ -411,6 +643,6 @@ mod tests {
 
     #[test]
     fn rows_stay_small() {
-        assert!(std::mem::size_of::<Row>() <= 72);
+        assert_eq!(std::mem::size_of::<Row>(), 64);
     }
 }
