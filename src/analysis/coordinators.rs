@@ -117,6 +117,8 @@ pub(super) struct Coordinators {
     max_answers: usize,
     /// Once full, the last slot holds the latest answer.
     latest_answer: bool,
+    /// Clients asking repeatedly are not tracked.
+    no_askers: bool,
 }
 
 pub(super) struct Built {
@@ -126,9 +128,10 @@ pub(super) struct Built {
 }
 
 impl Coordinators {
-    pub(super) fn limit(&mut self, answers: usize, latest: bool) {
+    pub(super) fn limit(&mut self, answers: usize, latest: bool, askers: bool) {
         self.max_answers = answers.max(1);
         self.latest_answer = latest;
+        self.no_askers = !askers;
     }
 
     fn key_state(&mut self, k: Key) -> Option<&mut KeyState> {
@@ -143,10 +146,13 @@ impl Coordinators {
         let find_coordinator::RequestFacts { key_type, keys } = f;
         let client_id = r.msg.client_id.map(str::to_string);
         let ip = r.src.ip();
+        let askers = !self.no_askers;
         for k in &keys {
             if let Some(s) = self.key_state((Some(key_type), k.clone())) {
                 s.requests += 1;
-                s.askers.entry((client_id.clone(), ip)).or_default().0 += 1;
+                if askers {
+                    s.askers.entry((client_id.clone(), ip)).or_default().0 += 1;
+                }
             }
         }
         if let Some(corr) = r.msg.correlation_id {

@@ -105,6 +105,8 @@ pub struct Limits {
     pub latest_answer: bool,
     /// Vote ballots (one per partition of a Vote request) over all partitions.
     pub ballots: usize,
+    /// Whether clients that keep asking for a coordinator are tracked (per key and client).
+    pub repeat_askers: bool,
 }
 
 impl Default for Limits {
@@ -113,6 +115,7 @@ impl Default for Limits {
             answers_per_key: coordinators::MAX_ANSWERS,
             latest_answer: false,
             ballots: elections::MAX_BALLOTS,
+            repeat_askers: true,
         }
     }
 }
@@ -125,7 +128,8 @@ impl Limits {
         Limits {
             answers_per_key: 2,
             latest_answer: true,
-            ballots: 20_000,
+            ballots: 10_000,
+            repeat_askers: false,
         }
     }
 }
@@ -138,7 +142,8 @@ impl Analyzer {
     /// An analyzer that keeps at most what `limits` says.
     pub fn with_limits(limits: Limits) -> Analyzer {
         let mut a = Analyzer::default();
-        a.coordinators.limit(limits.answers_per_key, limits.latest_answer);
+        a.coordinators
+            .limit(limits.answers_per_key, limits.latest_answer, limits.repeat_askers);
         a.elections.limit(limits.ballots);
         a
     }

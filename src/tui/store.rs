@@ -52,68 +52,81 @@ const VS_MASK: u16 = 0b11 << VS_SHIFT;
 /// Writing the bytes to the spill file failed: they were not kept.
 const LOST: u16 = 1 << 12;
 
-/// The fixed facts of one message (64 bytes). Its bytes' length is not kept:
+/// Bits of [`Row::loc`] that hold the flags; the spill offset is above them.
+const FLAG_BITS: u32 = 16;
+/// Spill offsets at or past this (256 TiB) do not fit a row: such bytes count as lost.
+const MAX_SPILL: u64 = 1 << (64 - FLAG_BITS);
+/// [`Row::req_back`] when the request's packet is kept in the store's side table.
+const FAR: u32 = u32::MAX;
+
+/// The fixed facts of one message (56 bytes). Its bytes' length is not kept:
 /// they run in the spill file up to the next row's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Row {
     /// Packet that completed the message (several messages may share one).
     pub packet: u64,
     pub ts_ns: i64,
-    /// Packet of the paired request; 0 when none.
-    request_packet: u64,
     /// `i64::MIN` when unknown.
     latency_ns: i64,
-    /// Where its bytes start in the spill file.
-    data_at: u64,
+    /// Where its bytes start in the spill file (high 48 bits) and the flags (low 16).
+    loc: u64,
     /// Bytes on the wire (a Kafka frame is at most 4 + `i32::MAX` bytes).
     pub wire_size: u32,
     conn: u32,
     /// Index of the paired request or response row; `NONE` when unpaired.
     pair: u32,
     corr: i32,
+    /// How many packets before this one its request's packet is: 0 when none, [`FAR`]
+    /// when it does not fit (then the store's side table has it).
+    req_back: u32,
     api_key: i16,
     api_version: i16,
-    flags: u16,
 }
 impl Row {
+    fn flags(&self) -> u16 {
+        self.loc as u16
+    }
+    fn set(&mut self, bit: u16) {
+        self.loc |= u64::from(bit);
+    }
+    fn data_at(&self) -> u64 {
+        self.loc >> FLAG_BITS
+    }
     pub fn kind(&self) -> Kind {
-        if self.flags & REQUEST != 0 {
+        if self.flags() & REQUEST != 0 {
             Kind::Request
         } else {
             Kind::Response
         }
     }
     pub fn api_key(&self) -> Option<i16> {
-        (self.flags & HAS_KEY != 0).then_some(self.api_key)
+        (self.flags() & HAS_KEY != 0).then_some(self.api_key)
     }
     pub fn api_version(&self) -> Option<i16> {
-        (self.flags & HAS_VERSION != 0).then_some(self.api_version)
+        (self.flags() & HAS_VERSION != 0).then_some(self.api_version)
     }
     pub fn api(&self) -> Option<(i16, i16)> {
         Some((self.api_key()?, self.api_version()?))
     }
     pub fn correlation_id(&self) -> Option<i32> {
-        (self.flags & HAS_CORR != 0).then_some(self.corr)
-    }
-    pub fn request_packet(&self) -> Option<u64> {
-        (self.request_packet != 0).then_some(self.request_packet)
+        (self.flags() & HAS_CORR != 0).then_some(self.corr)
     }
     pub fn latency_ns(&self) -> Option<i64> {
         (self.latency_ns != i64::MIN).then_some(self.latency_ns)
     }
     /// Malformed, or an error code that is not NONE.
     pub fn is_error(&self) -> bool {
-        self.flags & ERROR != 0
+        self.flags() & ERROR != 0
     }
     pub fn has_warnings(&self) -> bool {
-        self.flags & WARN != 0
+        self.flags() & WARN != 0
     }
     /// Only the head of the frame is stored.
     pub fn is_capped(&self) -> bool {
-        self.flags & CAPPED != 0
+        self.flags() & CAPPED != 0
     }
     pub fn version_source(&self) -> Option<VersionSource> {
-        match (self.flags & VS_MASK) >> VS_SHIFT {
+        match (self.flags() & VS_MASK) >> VS_SHIFT {
             1 => Some(VersionSource::Header),
             2 => Some(VersionSource::Request),
             3 => Some(VersionSource::Inferred),
@@ -134,6 +147,8 @@ impl Row {
 #[derive(Debug)]
 pub struct NewRow {
     row: Row,
+    /// The paired request's packet, encoded into the row by the store.
+    request_packet: Option<u64>,
     conn: ConnId,
     src: SocketAddr,
     dst: SocketAddr,
@@ -190,21 +205,22 @@ impl Batch {
         let row = Row {
             packet: f.packet,
             ts_ns: f.ts_ns,
-            request_packet: f.request_packet.unwrap_or(0),
             latency_ns: f.latency_ns.unwrap_or(i64::MIN),
-            data_at: self.bytes.len() as u64,
+            // The offset in the batch; the store adds where the batch goes.
+            loc: ((self.bytes.len() as u64) << FLAG_BITS) | u64::from(flags),
             // A Kafka frame's size fits; saturating keeps a bogus one from wrapping.
             wire_size: u32::try_from(f.wire_size).unwrap_or(u32::MAX),
             conn: 0,
             pair: NONE,
             corr: m.correlation_id.unwrap_or(0),
+            req_back: 0,
             api_key: m.api_key.unwrap_or(0),
             api_version: m.api_version.unwrap_or(0),
-            flags,
         };
         self.bytes.extend_from_slice(keep);
         self.rows.push(NewRow {
             row,
+            request_packet: f.request_packet,
             conn: f.conn,
             src: f.src,
             dst: f.dst,
@@ -346,6 +362,8 @@ pub struct Store {
     frame_warnings: HashMap<u32, Vec<String>>,
     /// Topic names the run knew for a row's topic ids, for the rows that have any.
     topic_names: HashMap<u32, IdNames>,
+    /// Request packets too far back (or ahead) for [`Row::req_back`].
+    far_requests: HashMap<u32, u64>,
     first_ts_ns: Option<i64>,
     /// Rows by packet number, as the list shows them (rows stay in arrival order).
     order: Order,
@@ -393,16 +411,21 @@ impl Store {
             self.first_ts_ns = batch.first_ts_ns;
         }
         let (base, lost) = match self.spill.append(&batch.bytes) {
-            Ok(at) => (at, false),
-            // Every row of the batch starts and ends at the end: no bytes, and says why.
+            Ok(at) if at.saturating_add(batch.bytes.len() as u64) < MAX_SPILL => (at, false),
+            Ok(_) => {
+                self.spill.error =
+                    Some("the temporary file is too large to say where the bytes are".into());
+                (self.spill.len, true)
+            }
+            // `append` kept the reason.
             Err(_) => (self.spill.len, true),
         };
+        let base = base.min(MAX_SPILL - 1);
         let from = self.rows.len();
         for mut n in batch.rows {
             if lost {
                 // At the spill file's end (`base`), with nothing written.
-                n.row.data_at = 0;
-                n.row.flags |= LOST;
+                n.row.loc = u64::from(n.row.flags()) | u64::from(LOST);
             }
             self.push(n, base);
         }
@@ -426,22 +449,32 @@ impl Store {
 
     fn push(&mut self, n: NewRow, base: u64) {
         let mut row = n.row;
-        row.data_at += base;
+        row.loc += base << FLAG_BITS;
         let (conn, src_is_a) = self.intern(n.conn, n.src, n.dst);
         row.conn = conn;
         if src_is_a {
-            row.flags |= SRC_IS_A;
+            row.set(SRC_IS_A);
         }
         let at = self.rows.len() as u32;
+        let request_packet = n.request_packet.unwrap_or(0);
+        if let Some(req) = n.request_packet {
+            row.req_back = match row.packet.checked_sub(req).map(u32::try_from) {
+                Some(Ok(back)) if back != 0 && back != FAR => back,
+                _ => {
+                    self.far_requests.insert(at, req);
+                    FAR
+                }
+            };
+        }
         if let Some(corr) = row.correlation_id() {
             match row.kind() {
                 Kind::Request => {
                     self.pending.insert((conn, corr), at);
                 }
-                Kind::Response if row.request_packet != 0 => {
+                Kind::Response if request_packet != 0 => {
                     if let Some(req) = self.pending.remove(&(conn, corr)) {
                         if let Some(r) = self.rows.get_mut(req as usize) {
-                            if r.packet == row.request_packet {
+                            if r.packet == request_packet {
                                 r.pair = at;
                                 row.pair = req;
                             }
@@ -480,7 +513,7 @@ impl Store {
     /// Source and destination of a row.
     pub fn endpoints(&self, row: &Row) -> Option<(SocketAddr, SocketAddr)> {
         let c = self.conns.get(row.conn as usize)?;
-        Some(if row.flags & SRC_IS_A != 0 {
+        Some(if row.flags() & SRC_IS_A != 0 {
             (c.a, c.b)
         } else {
             (c.b, c.a)
@@ -490,7 +523,7 @@ impl Store {
     /// Where row `i`'s bytes are in the spill file: they end where the next row's start.
     fn span(&self, i: usize) -> Result<Range<u64>, String> {
         let r = self.rows.get(i).ok_or("no such message")?;
-        if r.flags & LOST != 0 {
+        if r.flags() & LOST != 0 {
             return Err(self
                 .spill
                 .error
@@ -499,8 +532,8 @@ impl Store {
         }
         // A row whose bytes were lost starts where the spill file ended then, so it ends its
         // predecessor's span as well as any.
-        let end = self.rows.get(i + 1).map_or(self.spill.len, |n| n.data_at);
-        Ok(r.data_at..end.max(r.data_at))
+        let end = self.rows.get(i + 1).map_or(self.spill.len, Row::data_at);
+        Ok(r.data_at()..end.max(r.data_at()))
     }
 
     /// The stored bytes of row `i` (the frame from its size prefix, perhaps
@@ -512,9 +545,18 @@ impl Store {
         Ok(buf)
     }
 
+    /// The packet of row `i`'s paired request, if the pipeline paired it.
+    pub fn request_packet(&self, i: usize, r: &Row) -> Option<u64> {
+        match r.req_back {
+            0 => None,
+            FAR => self.far_requests.get(&(i as u32)).copied(),
+            back => r.packet.checked_sub(u64::from(back)),
+        }
+    }
+
     /// The framing warnings of row `i`, kept in a sparse side table.
     fn warnings(&self, i: usize, r: &Row) -> Vec<String> {
-        if r.flags & FRAME_WARNINGS == 0 {
+        if r.flags() & FRAME_WARNINGS == 0 {
             return Vec::new();
         }
         self.frame_warnings
@@ -611,9 +653,9 @@ impl Store {
             dst,
             data,
             wire_size: u64::from(r.wire_size),
-            cut: r.flags & (CUT | CAPPED) != 0,
+            cut: r.flags() & (CUT | CAPPED) != 0,
             api: r.api(),
-            request_packet: r.request_packet(),
+            request_packet: self.request_packet(i, r),
             latency_ns: r.latency_ns(),
             warnings: self.warnings(i, r),
             msg,
@@ -638,11 +680,109 @@ fn len(s: &Range<u64>) -> usize {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
+    use super::super::detail::{Detail, Note};
+    use super::super::loader::{Input, Update, load_all};
     use super::*;
+    use crate::pipeline::Config;
+
+    const ELECTION: &str = "captures/kraft-initial-election.pcap";
+
+    /// The loader's batches.
+    fn batches() -> Vec<Batch> {
+        load_all(Input::file(ELECTION).unwrap(), Config::default())
+            .into_iter()
+            .filter_map(|u| match u {
+                Update::Batch(b, _) => Some(b),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// One batch per message.
+    fn singles() -> Vec<Batch> {
+        let mut src = crate::capture::Source::open_file(ELECTION).unwrap();
+        let mut out = Vec::new();
+        crate::pipeline::run(&mut src, Config::default(), &mut |r| {
+            let mut b = Batch::default();
+            b.push(r);
+            out.push(b);
+            std::ops::ControlFlow::Continue(())
+        });
+        out
+    }
+
+    fn loaded() -> Store {
+        let mut s = Store::default();
+        for b in batches() {
+            s.push_batch(b);
+        }
+        assert_eq!(s.len(), 248);
+        s
+    }
+
+    #[test]
+    fn a_failed_reread_says_why_and_never_panics() {
+        let mut s = loaded();
+        let good = Detail::build(&s, 5).unwrap();
+        assert!(!good.lines.is_empty());
+        // The spill file is gone (here: swapped for an empty one).
+        s.spill.file = Some(tempfile::tempfile().unwrap());
+        let e = s.data(5).unwrap_err();
+        assert!(e.starts_with("cannot read the message's bytes back"), "{e}");
+        assert!(s.with_record(5, |_| ()).is_err());
+        let d = Detail::build(&s, 5).unwrap();
+        assert!(d.lines.is_empty() && d.bytes.is_empty());
+        assert_eq!(d.notes, [Note::Error(e)]);
+        // The title still has the row's own facts.
+        assert!(d.title.starts_with(&good.title[..good.title.find(" corr=").unwrap()]));
+        let mut failed = 0;
+        s.scan(0..s.len(), |_| true, |_, r| failed += usize::from(r.is_err()));
+        assert_eq!(failed, s.len());
+    }
+
+    #[test]
+    fn bytes_that_cannot_be_written_are_counted_lost_not_invented() {
+        let mut all = singles().into_iter();
+        let mut s = Store::default();
+        for b in all.by_ref().take(100) {
+            s.push_batch(b);
+        }
+        let before = s.len();
+        // Writes now fail: a read-only handle on a copy of what was written.
+        let mut copy = Vec::new();
+        s.spill.read(0, len(&(0..s.spill.len)), &mut copy).unwrap();
+        let path = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(path.path(), &copy).unwrap();
+        s.spill.file = Some(File::open(path.path()).unwrap());
+        for b in all {
+            s.push_batch(b);
+        }
+        assert_eq!(s.len(), 248);
+        assert!(s.data(before - 1).is_ok(), "rows written before stay readable");
+        let e = s.data(before).unwrap_err();
+        assert!(e.starts_with("writing the temporary file failed"), "{e}");
+        assert_eq!(s.spill_error(), Some(e.as_str()));
+        let d = Detail::build(&s, s.len() - 1).unwrap();
+        assert!(matches!(&d.notes[..], [Note::Error(_)]));
+    }
+
+    #[test]
+    fn scan_reads_back_what_data_does() {
+        let s = loaded();
+        let mut n = 0;
+        s.scan(0..s.len(), |r| r.kind() == Kind::Request, |i, r| {
+            let r = r.unwrap();
+            assert_eq!(r.data, s.data(i).unwrap());
+            assert_eq!(r.msg.kind, Kind::Request);
+            n += 1;
+        });
+        assert!(n > 100);
+    }
 
     #[test]
     fn rows_stay_small() {
-        assert_eq!(std::mem::size_of::<Row>(), 64);
+        assert_eq!(std::mem::size_of::<Row>(), 56);
     }
 }
