@@ -26,12 +26,15 @@ fn loaded(path: &str) -> App {
     app
 }
 
-/// Every message's bytes and packet, in the order the pipeline delivers them.
-fn delivered(path: &str) -> Vec<(u64, Vec<u8>)> {
+type Delivered = (u64, Vec<u8>, Option<u64>, Option<i64>);
+
+/// Every message's packet, bytes, request packet and latency, in the order the
+/// pipeline delivers them.
+fn delivered(path: &str) -> Vec<Delivered> {
     let mut src = Source::open_file(path).unwrap();
     let mut out = Vec::new();
     pipeline::run(&mut src, Config::default(), &mut |r| {
-        out.push((r.packet, r.data.to_vec()));
+        out.push((r.packet, r.data.to_vec(), r.request_packet, r.latency_ns));
         ControlFlow::Continue(())
     });
     out
@@ -49,13 +52,20 @@ fn every_message_reads_back_as_the_pipeline_delivered_it() {
         let store = app.store();
         assert_eq!(store.len(), want.len(), "{path}");
         assert!(!want.is_empty(), "{path}");
-        for (i, (packet, data)) in want.iter().enumerate() {
+        let mut paired = 0;
+        for (i, (packet, data, req, lat)) in want.iter().enumerate() {
             let kept = &data[..data.len().min(MAX_STORED)];
-            assert_eq!(store.row(i).unwrap().packet, *packet, "{path} row {i}");
+            let r = store.row(i).unwrap();
+            assert_eq!(r.packet, *packet, "{path} row {i}");
+            // Not kept in the row: rebuilt from the paired request's row.
+            assert_eq!(store.request_packet(i, r), *req, "{path} row {i}");
+            assert_eq!(store.latency_ns(i, r), *lat, "{path} row {i}");
+            paired += usize::from(req.is_some());
             assert_eq!(store.data(i).unwrap(), kept, "{path} row {i}");
             let d = Detail::build(store, i).unwrap();
             assert_eq!(d.bytes, kept, "{path} row {i}: the hex pane's bytes");
         }
+        assert!(paired > 0, "{path}");
         // The bytes went to the spill file, not to memory.
         assert!(store.spilled() > 0);
         assert_eq!(store.spill_error(), None);

@@ -277,8 +277,8 @@ fn cells(store: &Store, row: usize) -> Option<Cells> {
         corr: r
             .correlation_id()
             .map_or_else(|| "?".into(), |c| c.to_string()),
-        lat: r
-            .latency_ns()
+        lat: store
+            .latency_ns(row, r)
             .map_or_else(String::new, |ns| latency(ns / 1000)),
         info: store
             .with_record(row, info)

@@ -148,7 +148,8 @@ pub struct Loader {
 impl Loader {
     /// Starts loading `input` on its own thread.
     pub fn spawn(input: Input, cfg: Config) -> std::io::Result<Loader> {
-        let (tx, rx) = sync_channel(16);
+        // Batches in flight are memory too: a few suffice to keep the UI fed.
+        let (tx, rx) = sync_channel(4);
         let stop = input.stop.clone();
         let handle = std::thread::Builder::new()
             .name("kwire-loader".into())

@@ -56,18 +56,18 @@ const LOST: u16 = 1 << 12;
 const FLAG_BITS: u32 = 16;
 /// Spill offsets at or past this (256 TiB) do not fit a row: such bytes count as lost.
 const MAX_SPILL: u64 = 1 << (64 - FLAG_BITS);
-/// [`Row::req_back`] when the request's packet is kept in the store's side table.
-const FAR: u32 = u32::MAX;
+/// The request's packet and the latency are the paired request row's packet
+/// and the time since it (as nearly always); otherwise the side table has them.
+const FROM_PAIR: u16 = 1 << 13;
 
-/// The fixed facts of one message (56 bytes). Its bytes' length is not kept:
-/// they run in the spill file up to the next row's.
+/// The fixed facts of one message (48 bytes). Its bytes' length is not kept:
+/// they run in the spill file up to the next row's; nor are its request's
+/// packet and its latency, which the paired request row gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Row {
     /// Packet that completed the message (several messages may share one).
     pub packet: u64,
     pub ts_ns: i64,
-    /// `i64::MIN` when unknown.
-    latency_ns: i64,
     /// Where its bytes start in the spill file (high 48 bits) and the flags (low 16).
     loc: u64,
     /// Bytes on the wire (a Kafka frame is at most 4 + `i32::MAX` bytes).
@@ -76,9 +76,6 @@ pub struct Row {
     /// Index of the paired request or response row; `NONE` when unpaired.
     pair: u32,
     corr: i32,
-    /// How many packets before this one its request's packet is: 0 when none, [`FAR`]
-    /// when it does not fit (then the store's side table has it).
-    req_back: u32,
     api_key: i16,
     api_version: i16,
 }
@@ -110,9 +107,6 @@ impl Row {
     }
     pub fn correlation_id(&self) -> Option<i32> {
         (self.flags() & HAS_CORR != 0).then_some(self.corr)
-    }
-    pub fn latency_ns(&self) -> Option<i64> {
-        (self.latency_ns != i64::MIN).then_some(self.latency_ns)
     }
     /// Malformed, or an error code that is not NONE.
     pub fn is_error(&self) -> bool {
@@ -147,8 +141,9 @@ impl Row {
 #[derive(Debug)]
 pub struct NewRow {
     row: Row,
-    /// The paired request's packet, encoded into the row by the store.
+    /// The paired request's packet and the time since it, kept by the store.
     request_packet: Option<u64>,
+    latency_ns: Option<i64>,
     conn: ConnId,
     src: SocketAddr,
     dst: SocketAddr,
@@ -205,7 +200,6 @@ impl Batch {
         let row = Row {
             packet: f.packet,
             ts_ns: f.ts_ns,
-            latency_ns: f.latency_ns.unwrap_or(i64::MIN),
             // The offset in the batch; the store adds where the batch goes.
             loc: ((self.bytes.len() as u64) << FLAG_BITS) | u64::from(flags),
             // A Kafka frame's size fits; saturating keeps a bogus one from wrapping.
@@ -213,7 +207,6 @@ impl Batch {
             conn: 0,
             pair: NONE,
             corr: m.correlation_id.unwrap_or(0),
-            req_back: 0,
             api_key: m.api_key.unwrap_or(0),
             api_version: m.api_version.unwrap_or(0),
         };
@@ -221,6 +214,7 @@ impl Batch {
         self.rows.push(NewRow {
             row,
             request_packet: f.request_packet,
+            latency_ns: f.latency_ns,
             conn: f.conn,
             src: f.src,
             dst: f.dst,
@@ -362,8 +356,8 @@ pub struct Store {
     frame_warnings: HashMap<u32, Vec<String>>,
     /// Topic names the run knew for a row's topic ids, for the rows that have any.
     topic_names: HashMap<u32, IdNames>,
-    /// Request packets too far back (or ahead) for [`Row::req_back`].
-    far_requests: HashMap<u32, u64>,
+    /// The request's packet and latency of responses without [`FROM_PAIR`] that have either.
+    unpaired: HashMap<u32, (Option<u64>, Option<i64>)>,
     first_ts_ns: Option<i64>,
     /// Rows by packet number, as the list shows them (rows stay in arrival order).
     order: Order,
@@ -456,33 +450,26 @@ impl Store {
             row.set(SRC_IS_A);
         }
         let at = self.rows.len() as u32;
-        let request_packet = n.request_packet.unwrap_or(0);
-        if let Some(req) = n.request_packet {
-            row.req_back = match row.packet.checked_sub(req).map(u32::try_from) {
-                Some(Ok(back)) if back != 0 && back != FAR => back,
-                _ => {
-                    self.far_requests.insert(at, req);
-                    FAR
-                }
-            };
-        }
-        if let Some(corr) = row.correlation_id() {
-            match row.kind() {
-                Kind::Request => {
-                    self.pending.insert((conn, corr), at);
-                }
-                Kind::Response if request_packet != 0 => {
-                    if let Some(req) = self.pending.remove(&(conn, corr)) {
-                        if let Some(r) = self.rows.get_mut(req as usize) {
-                            if r.packet == request_packet {
-                                r.pair = at;
-                                row.pair = req;
+        if let (Some(corr), Some(req_packet)) = (row.correlation_id(), n.request_packet) {
+            if row.kind() == Kind::Response {
+                if let Some(req) = self.pending.remove(&(conn, corr)) {
+                    if let Some(r) = self.rows.get_mut(req as usize) {
+                        if r.packet == req_packet {
+                            r.pair = at;
+                            row.pair = req;
+                            if n.latency_ns == Some(row.ts_ns.wrapping_sub(r.ts_ns)) {
+                                row.set(FROM_PAIR);
                             }
                         }
                     }
                 }
-                Kind::Response => {}
             }
+        }
+        if row.correlation_id().is_some() && row.kind() == Kind::Request {
+            self.pending.insert((conn, row.corr), at);
+        }
+        if row.flags() & FROM_PAIR == 0 && (n.request_packet.is_some() || n.latency_ns.is_some()) {
+            self.unpaired.insert(at, (n.request_packet, n.latency_ns));
         }
         if !n.warnings.is_empty() {
             self.frame_warnings.insert(at, n.warnings);
@@ -547,11 +534,18 @@ impl Store {
 
     /// The packet of row `i`'s paired request, if the pipeline paired it.
     pub fn request_packet(&self, i: usize, r: &Row) -> Option<u64> {
-        match r.req_back {
-            0 => None,
-            FAR => self.far_requests.get(&(i as u32)).copied(),
-            back => r.packet.checked_sub(u64::from(back)),
+        if r.flags() & FROM_PAIR != 0 {
+            return self.rows.get(r.pair()?).map(|q| q.packet);
         }
+        self.unpaired.get(&(i as u32)).and_then(|u| u.0)
+    }
+
+    /// The time from row `i`'s paired request to it, if the pipeline paired it.
+    pub fn latency_ns(&self, i: usize, r: &Row) -> Option<i64> {
+        if r.flags() & FROM_PAIR != 0 {
+            return self.rows.get(r.pair()?).map(|q| r.ts_ns.wrapping_sub(q.ts_ns));
+        }
+        self.unpaired.get(&(i as u32)).and_then(|u| u.1)
     }
 
     /// The framing warnings of row `i`, kept in a sparse side table.
@@ -656,7 +650,7 @@ impl Store {
             cut: r.flags() & (CUT | CAPPED) != 0,
             api: r.api(),
             request_packet: self.request_packet(i, r),
-            latency_ns: r.latency_ns(),
+            latency_ns: self.latency_ns(i, r),
             warnings: self.warnings(i, r),
             msg,
             version_source: r.version_source(),
@@ -783,6 +777,6 @@ mod tests {
 
     #[test]
     fn rows_stay_small() {
-        assert_eq!(std::mem::size_of::<Row>(), 56);
+        assert_eq!(std::mem::size_of::<Row>(), 48);
     }
 }
