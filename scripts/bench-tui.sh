@@ -4,7 +4,9 @@
 # "loaded", the peak RSS (VmHWM from /proc), and a filter over every row.
 #
 # usage: scripts/bench-tui.sh [N] [RUNS]   N messages (default 1000000), RUNS runs (default 3)
-# KWIRE=path/to/kwire uses that binary instead of building target/release/kwire.
+# KWIRE=path/to/kwire uses that binary instead of building target/release/kwire;
+# BENCH_ENV="KWIRE_SCHEMAS=" runs it with those environment variables (tmux
+# does not pass the caller's on).
 # Times count from just before tmux starts kwire, and the screen is polled every
 # 10 ms, so they are upper bounds by about that much.
 set -euo pipefail
@@ -44,7 +46,7 @@ echo "capture: $big ($(du -m "$big" | cut -f1) MB, $n messages), tmux 150x45, $K
 for run in $(seq "$runs"); do
   tmux kill-session -t "$session" 2>/dev/null || true
   t0=$EPOCHREALTIME
-  tmux new-session -d -s "$session" -x 150 -y 45 "$KWIRE tui $big; sleep 600"
+  tmux new-session -d -s "$session" -x 150 -y 45 "env ${BENCH_ENV:-} $KWIRE tui $big; sleep 600"
   # A row of the list (the empty frame is drawn before any arrive).
   wait_for "FindCoordinator v"
   t1=$EPOCHREALTIME
@@ -52,6 +54,9 @@ for run in $(seq "$runs"); do
   pid=$(pgrep -P "$pane" -f "kwire tui" | head -1)
   wait_for "loaded " 300
   t2=$EPOCHREALTIME
+  # CPU seconds (user + system, all threads) spent until loaded: steadier than
+  # wall time on a shared machine.
+  cpu=$(awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$pid/stat")
   wait_for "$n/$n msgs" 10
   sleep 0.3
   rss=$(awk '/VmRSS/{print $2}' "/proc/$pid/status")
@@ -63,9 +68,9 @@ for run in $(seq "$runs"); do
   # The filtered list shows a row and its tree.
   keys G
   wait_for "Frame " 10
-  awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v e="$t4" -v r="$rss" -v h="$hwm" -v k="$run" 'BEGIN{
-    printf "run %d: first rows %.2f s, loaded %.2f s, RSS %.0f MiB, VmHWM %.0f MiB, filter over all %.2f s\n",
-      k, b - a, c - a, r / 1024, h / 1024, e - d }'
+  awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v e="$t4" -v r="$rss" -v h="$hwm" -v k="$run" -v cpu="$cpu" 'BEGIN{
+    printf "run %d: first rows %.2f s, loaded %.2f s (%s s CPU), RSS %.0f MiB, VmHWM %.0f MiB, filter over all %.2f s\n",
+      k, b - a, c - a, cpu, r / 1024, h / 1024, e - d }'
   keys q
   sleep 0.2
 done
