@@ -15,7 +15,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Rows per batch at most.
-const BATCH_ROWS: usize = 8192;
+const BATCH_ROWS: usize = 4096;
 /// A batch is sent at least this often while messages arrive.
 const BATCH_EVERY: Duration = Duration::from_millis(40);
 /// The analysis is rebuilt and sent at most this often while loading (and once at the end).
