@@ -135,7 +135,7 @@ cl.close()
 t.join()
 PY
   wait_for "10/10 msgs"
-  wait_for "[follow]"
+  wait_for "[newest]"
   wait_for "0 dropped"
   wait_for 'client=live\x1b[2Jsmoke'
   wait_for "ApiVersions v0 response corr=5"

@@ -318,7 +318,10 @@ fn a_giant_frame_keeps_only_its_head() {
     let r = *app.store().row(0).unwrap();
     assert!(r.is_capped());
     assert!(r.wire_size > 100_000);
-    assert_eq!(app.store().data(0).len(), kwire::tui::store::MAX_STORED);
+    assert_eq!(
+        app.store().data(0).unwrap().len(),
+        kwire::tui::store::MAX_STORED
+    );
     let d = app.detail().unwrap();
     assert_eq!(d.bytes.len(), kwire::tui::store::MAX_STORED);
     assert!(d.notes.contains(&kwire::tui::detail::Note::Info(format!(

@@ -9,8 +9,8 @@ use std::net::{IpAddr, SocketAddr};
 
 /// Keys tracked; answers for further keys are only counted.
 const MAX_KEYS: usize = 10_000;
-/// Answers kept per key; later ones still count in the totals and changes.
-const MAX_ANSWERS: usize = 1_000;
+/// Answers kept per key by default; later ones still count in the totals and changes.
+pub(super) const MAX_ANSWERS: usize = 1_000;
 /// Requests awaiting their response; past this the oldest half is forgotten.
 const MAX_PENDING: usize = 65_536;
 /// Requests for one key from one client before it is listed as asking repeatedly.
@@ -71,7 +71,10 @@ pub struct CoordinatorKey {
     pub answers: Vec<CoordinatorAnswer>,
     /// Answers beyond the cap, counted but not listed.
     pub answers_not_kept: u64,
+    /// The latest changes.
     pub changes: Vec<CoordinatorChange>,
+    /// Earlier changes, counted but not listed.
+    pub changes_not_kept: u64,
     /// Error answers by code, in code order.
     pub errors: Vec<(i16, u64)>,
     /// Clients with at least `REPEAT_ASKS` requests for this key.
@@ -92,6 +95,7 @@ struct KeyState {
     answers_not_kept: u64,
     last_ok: Option<Endpoint>,
     changes: Vec<CoordinatorChange>,
+    changes_not_kept: u64,
     errors: BTreeMap<i16, u64>,
     askers: BTreeMap<(Option<String>, IpAddr), (u64, u64)>,
 }
@@ -109,6 +113,12 @@ pub(super) struct Coordinators {
     pending: HashMap<(ConnId, i32), Pending>,
     without_key: u64,
     keys_not_kept: u64,
+    /// Answers kept per key (`MAX_ANSWERS` when 0).
+    max_answers: usize,
+    /// Once full, the last slot holds the latest answer.
+    latest_answer: bool,
+    /// Clients asking repeatedly are not tracked.
+    no_askers: bool,
 }
 
 pub(super) struct Built {
@@ -118,6 +128,12 @@ pub(super) struct Built {
 }
 
 impl Coordinators {
+    pub(super) fn limit(&mut self, answers: usize, latest: bool, askers: bool) {
+        self.max_answers = answers.max(1);
+        self.latest_answer = latest;
+        self.no_askers = !askers;
+    }
+
     fn key_state(&mut self, k: Key) -> Option<&mut KeyState> {
         if !self.keys.contains_key(&k) && self.keys.len() >= MAX_KEYS {
             self.keys_not_kept += 1;
@@ -130,10 +146,13 @@ impl Coordinators {
         let find_coordinator::RequestFacts { key_type, keys } = f;
         let client_id = r.msg.client_id.map(str::to_string);
         let ip = r.src.ip();
+        let askers = !self.no_askers;
         for k in &keys {
             if let Some(s) = self.key_state((Some(key_type), k.clone())) {
                 s.requests += 1;
-                s.askers.entry((client_id.clone(), ip)).or_default().0 += 1;
+                if askers {
+                    s.askers.entry((client_id.clone(), ip)).or_default().0 += 1;
+                }
             }
         }
         if let Some(corr) = r.msg.correlation_id {
@@ -198,6 +217,14 @@ impl Coordinators {
                 _ => self.without_key += 1,
             }
         }
+        let max = if self.max_answers == 0 {
+            MAX_ANSWERS
+        } else {
+            self.max_answers
+        };
+        let latest = self.latest_answer;
+        // The latest changes are kept, as many as answers.
+        let max_changes = max;
         for (key, a) in answers {
             let asker = (a.client_id.clone(), a.client.ip());
             let Some(s) = self.key_state(key) else {
@@ -216,16 +243,22 @@ impl Coordinators {
                         from: from.clone(),
                         to: to.clone(),
                     });
-                    if s.changes.len() > MAX_ANSWERS {
+                    if s.changes.len() > max_changes {
                         s.changes.remove(0);
+                        s.changes_not_kept += 1;
                     }
                 }
                 s.last_ok = Some(to.clone());
             }
-            if s.answers.len() < MAX_ANSWERS {
+            if s.answers.len() < max {
                 s.answers.push(a);
             } else {
                 s.answers_not_kept += 1;
+                if latest {
+                    if let Some(last) = s.answers.last_mut() {
+                        *last = a;
+                    }
+                }
             }
         }
     }
@@ -248,6 +281,7 @@ impl Coordinators {
                 answers: s.answers.clone(),
                 answers_not_kept: s.answers_not_kept,
                 changes: s.changes.clone(),
+                changes_not_kept: s.changes_not_kept,
                 errors: s.errors.iter().map(|(c, n)| (*c, *n)).collect(),
                 repeat_askers: s
                     .askers

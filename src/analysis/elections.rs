@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::SocketAddr;
 
 /// Ballots kept over the whole run; later Vote requests are only counted.
-const MAX_BALLOTS: usize = 100_000;
+pub(super) const MAX_BALLOTS: usize = 100_000;
 /// Requests awaiting their response; past this the oldest half is forgotten.
 const MAX_PENDING: usize = 65_536;
 /// Rounds lost before a node is listed as standing repeatedly without winning.
@@ -242,12 +242,18 @@ pub(super) struct Elections {
     not_kept: u64,
     /// KRaft Fetch and Begin/End requests awaiting their response: their cluster id.
     quorum_pending: HashMap<(ConnId, i32), (u64, Option<String>)>,
+    /// Ballots kept (`MAX_BALLOTS` when 0).
+    max_ballots: usize,
 }
 
 /// Partitions tracked; quorum facts for further partitions are counted, not kept.
 const MAX_PARTS: usize = 10_000;
 
 impl Elections {
+    pub(super) fn limit(&mut self, ballots: usize) {
+        self.max_ballots = ballots.max(1);
+    }
+
     pub(super) fn request(&mut self, r: &Record<'_>, f: &vote::RequestFacts<'_>) {
         let at = At::of(r);
         let version = r.msg.api_version.unwrap_or(0);
@@ -259,7 +265,12 @@ impl Elections {
         let voter = voter_id.map_or(Voter::Addr(r.dst), Voter::Node);
         let mut pending = Vec::new();
         for p in &f.partitions {
-            if self.ballots >= MAX_BALLOTS {
+            let max = if self.max_ballots == 0 {
+                MAX_BALLOTS
+            } else {
+                self.max_ballots
+            };
+            if self.ballots >= max {
                 self.not_kept += 1;
                 continue;
             }

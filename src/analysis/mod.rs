@@ -19,6 +19,7 @@ mod json;
 mod text;
 
 pub use apis::{ApiStats, Latency, Percentiles};
+
 pub use coordinators::{
     Asker, CoordinatorAnswer, CoordinatorChange, CoordinatorKey, Endpoint, key_type_name,
 };
@@ -94,9 +95,57 @@ pub struct Analyzer {
     groups: groups::Groups,
 }
 
+/// How much the analysis keeps; beyond these, entries are counted, not kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// FindCoordinator answers listed per key, and as many of its latest coordinator changes.
+    pub answers_per_key: usize,
+    /// Once a key's list is full, its last slot holds the latest answer (for a
+    /// view that shows the first and the latest) instead of keeping the first ones.
+    pub latest_answer: bool,
+    /// Vote ballots (one per partition of a Vote request) over all partitions.
+    pub ballots: usize,
+    /// Whether clients that keep asking for a coordinator are tracked (per key and client).
+    pub repeat_askers: bool,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            answers_per_key: coordinators::MAX_ANSWERS,
+            latest_answer: false,
+            ballots: elections::MAX_BALLOTS,
+            repeat_askers: true,
+        }
+    }
+}
+
+impl Limits {
+    /// What a view of the first and latest answer and the election timeline
+    /// needs, for a process that must stay small whatever the capture's size
+    /// (the TUI).
+    pub fn compact() -> Limits {
+        Limits {
+            answers_per_key: 2,
+            latest_answer: true,
+            ballots: 10_000,
+            repeat_askers: false,
+        }
+    }
+}
+
 impl Analyzer {
     pub fn new() -> Analyzer {
         Analyzer::default()
+    }
+
+    /// An analyzer that keeps at most what `limits` says.
+    pub fn with_limits(limits: Limits) -> Analyzer {
+        let mut a = Analyzer::default();
+        a.coordinators
+            .limit(limits.answers_per_key, limits.latest_answer, limits.repeat_askers);
+        a.elections.limit(limits.ballots);
+        a
     }
 
     /// Takes in one record.

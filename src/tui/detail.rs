@@ -1,10 +1,11 @@
 //! The selected message, decoded on demand: its tree as owned lines, its
 //! bytes for the hex pane, and the notes (decode error, warnings).
 
-use super::store::Store;
+use super::store::{Row, Store};
 use crate::codec::{Node, Role, Value};
 use crate::dissect::VersionSource;
 use crate::view::escape::escape;
+use crate::view::labels::api_label;
 use crate::view::summary::{api_version, latency};
 use crate::view::tree;
 use std::fmt::Write;
@@ -60,7 +61,7 @@ pub struct Detail {
     pub title: String,
     pub lines: Vec<Line>,
     pub notes: Vec<Note>,
-    /// The stored bytes (the frame from its size prefix).
+    /// The stored bytes (the frame from its size prefix), read back; empty when they cannot be.
     pub bytes: Vec<u8>,
     /// Byte ranges (offset, length) holding redacted secrets: the hex pane masks them.
     pub hidden: Vec<(usize, usize)>,
@@ -79,8 +80,11 @@ impl Detail {
     /// Decodes row `row` of the store.
     pub fn build(store: &Store, row: usize) -> Option<Detail> {
         let r = *store.row(row)?;
-        let bytes = store.data(row).to_vec();
-        store.with_record(row, |rec| {
+        let bytes = match store.data(row) {
+            Ok(b) => b,
+            Err(e) => return Some(Detail::unreadable(store, row, &r, e)),
+        };
+        let built = store.decode(row, &bytes, |rec| {
             let f = rec;
             let m = &rec.msg;
             let mut title = format!(
@@ -167,7 +171,7 @@ impl Detail {
             if r.is_capped() {
                 notes.push(Note::Info(format!(
                     "only the first {} of {} bytes are kept for display",
-                    bytes.len(),
+                    f.data.len(),
                     f.wire_size
                 )));
             }
@@ -176,11 +180,47 @@ impl Detail {
                 title,
                 lines,
                 notes,
-                bytes,
+                bytes: Vec::new(),
                 // Secrets are redacted in the tree, so their bytes are hidden here too.
                 hidden: m.tree.redacted_ranges(),
             }
-        })
+        });
+        match built {
+            Ok(mut d) => {
+                d.bytes = bytes;
+                Some(d)
+            }
+            Err(e) => Some(Detail::unreadable(store, row, &r, e)),
+        }
+    }
+
+    /// What can be said of a message whose bytes cannot be read back: the
+    /// row's own facts, and why.
+    fn unreadable(store: &Store, row: usize, r: &Row, why: String) -> Detail {
+        let ends = store
+            .endpoints(r)
+            .map_or_else(String::new, |(s, d)| format!(" {s} → {d},"));
+        let api = match (r.api_key(), r.api_version()) {
+            (Some(k), Some(v)) => format!("{} v{v}", api_label(k)),
+            (Some(k), None) => api_label(k),
+            _ => "?".to_string(),
+        };
+        let corr = r
+            .correlation_id()
+            .map_or_else(|| "?".into(), |c| c.to_string());
+        Detail {
+            row,
+            title: format!(
+                "Frame {}:{ends} {api} {} corr={corr}, {} bytes",
+                r.packet,
+                r.kind().as_str(),
+                r.wire_size
+            ),
+            lines: Vec::new(),
+            notes: vec![Note::Error(why)],
+            bytes: Vec::new(),
+            hidden: Vec::new(),
+        }
     }
 
     /// The deepest line whose bytes include `byte`.

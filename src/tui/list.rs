@@ -5,7 +5,7 @@
 use super::layout::fit;
 use super::order;
 use super::scroll::Scroll;
-use super::store::Store;
+use super::store::{Row, Store};
 use super::theme::{self, DIM, REQUEST, RESPONSE, WARNING};
 use crate::dissect::Record;
 use crate::proto::Kind;
@@ -144,10 +144,22 @@ impl View {
             return;
         }
         let end = store.len().min(self.scanned.saturating_add(max));
-        let hits: Vec<u32> = (self.scanned..end)
-            .filter(|&i| self.matches(store, i))
-            .map(|i| i as u32)
-            .collect();
+        let mut hits: Vec<u32> = Vec::new();
+        let in_conn = |r: &Row| self.conn.is_none_or(|c| c == r.conn());
+        if self.filter.is_empty() {
+            hits.extend(
+                (self.scanned..end)
+                    .filter(|&i| store.row(i).is_some_and(in_conn))
+                    .map(|i| i as u32),
+            );
+        } else {
+            // Rows whose bytes cannot be read back do not match.
+            store.scan(self.scanned..end, in_conn, |i, rec| {
+                if rec.is_ok_and(|r| self.filter.matches(r)) {
+                    hits.push(i as u32);
+                }
+            });
+        }
         if let Some(rows) = &mut self.rows {
             order::merge(rows, hits, |i| store.sort_key(i));
         }
@@ -265,10 +277,12 @@ fn cells(store: &Store, row: usize) -> Option<Cells> {
         corr: r
             .correlation_id()
             .map_or_else(|| "?".into(), |c| c.to_string()),
-        lat: r
-            .latency_ns()
+        lat: store
+            .latency_ns(row, r)
             .map_or_else(String::new, |ns| latency(ns / 1000)),
-        info: store.with_record(row, info).unwrap_or_default(),
+        info: store
+            .with_record(row, info)
+            .unwrap_or_else(|e| format!("[{e}]")),
         style,
     })
 }

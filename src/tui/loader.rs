@@ -2,7 +2,7 @@
 //! batches of rows to the UI, with progress, so the UI never waits on input.
 
 use super::store::Batch;
-use crate::analysis::{Analysis, Analyzer};
+use crate::analysis::{Analysis, Analyzer, Limits};
 use crate::capture::{CaptureError, LiveOptions, LiveStats, Packet, Source};
 use crate::dissect::Record;
 use crate::pipeline::{self, Config, End, RunStats};
@@ -15,7 +15,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Rows per batch at most.
-const BATCH_ROWS: usize = 8192;
+const BATCH_ROWS: usize = 4096;
 /// A batch is sent at least this often while messages arrive.
 const BATCH_EVERY: Duration = Duration::from_millis(40);
 /// The analysis is rebuilt and sent at most this often while loading (and once at the end).
@@ -148,7 +148,8 @@ pub struct Loader {
 impl Loader {
     /// Starts loading `input` on its own thread.
     pub fn spawn(input: Input, cfg: Config) -> std::io::Result<Loader> {
-        let (tx, rx) = sync_channel(16);
+        // Batches in flight are memory too: a few suffice to keep the UI fed.
+        let (tx, rx) = sync_channel(4);
         let stop = input.stop.clone();
         let handle = std::thread::Builder::new()
             .name("kwire-loader".into())
@@ -258,7 +259,8 @@ impl pipeline::Hooks for Load<'_> {
 fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
     let mut load = Load {
         tx,
-        analyzer: Analyzer::new(),
+        // The analysis tab shows the first and latest answer per key: it needs no more.
+        analyzer: Analyzer::with_limits(Limits::compact()),
         fed: 0,
         analysed: 0,
         last_analysis: Instant::now(),

@@ -3,43 +3,64 @@
 //! or the flush at the end, hands over messages of earlier packets).
 //!
 //! Rows stay in the store in arrival order (pairs and side tables point at
-//! them); the order is a sorted index of 4 bytes a row. Messages nearly always
-//! arrive in order, so a batch is appended; otherwise it is merged in, once
-//! per batch.
+//! them). Messages nearly always arrive in order, and then the order is
+//! arrival itself; from the first that does not, it is a sorted index of 4
+//! bytes a row, and a batch is appended or merged in, once per batch.
 
-use super::store::Row;
+use super::store::Rows;
 
 /// The sort key of row `i`: its packet, then its arrival.
-pub fn key(rows: &[Row], i: usize) -> (u64, usize) {
+pub fn key(rows: &Rows, i: usize) -> (u64, usize) {
     (rows.get(i).map_or(u64::MAX, |r| r.packet), i)
 }
 
 /// Row indices sorted by [`key`].
 #[derive(Debug, Default)]
 pub struct Order {
-    rows: Vec<u32>,
+    /// `None` while rows arrived in order: the order is then arrival itself,
+    /// and costs nothing.
+    rows: Option<Vec<u32>>,
+    len: usize,
 }
 
 impl Order {
     /// Takes in rows `from..` of `rows`, just appended to the store.
-    pub fn add(&mut self, rows: &[Row], from: usize) {
+    pub fn add(&mut self, rows: &Rows, from: usize) {
+        let in_order = |a: usize, b: usize| key(rows, a) < key(rows, b);
+        if self.rows.is_none() {
+            let ordered = (from.max(1)..rows.len()).all(|i| in_order(i - 1, i));
+            if ordered {
+                self.len = rows.len();
+                return;
+            }
+            self.rows = Some((0..self.len).map(|i| i as u32).collect());
+        }
         let new: Vec<u32> = (from..rows.len()).map(|i| i as u32).collect();
-        merge(&mut self.rows, new, |i| key(rows, i));
+        if let Some(sorted) = &mut self.rows {
+            merge(sorted, new, |i| key(rows, i));
+        }
+        self.len = rows.len();
     }
 
     pub fn get(&self, pos: usize) -> Option<usize> {
-        self.rows.get(pos).map(|&r| r as usize)
+        match &self.rows {
+            None => (pos < self.len).then_some(pos),
+            Some(v) => v.get(pos).map(|&r| r as usize),
+        }
     }
 
-    pub fn position(&self, rows: &[Row], row: usize) -> Option<usize> {
+    pub fn position(&self, rows: &Rows, row: usize) -> Option<usize> {
+        let Some(v) = &self.rows else {
+            return (row < self.len).then_some(row);
+        };
         let k = key(rows, row);
-        self.rows
-            .binary_search_by(|&r| key(rows, r as usize).cmp(&k))
-            .ok()
+        v.binary_search_by(|&r| key(rows, r as usize).cmp(&k)).ok()
     }
 
     pub fn memory(&self) -> usize {
-        self.rows.capacity() * std::mem::size_of::<u32>()
+        self.rows
+            .as_ref()
+            .map_or(0, |v| v.capacity() * std::mem::size_of::<u32>())
     }
 }
 

@@ -167,7 +167,7 @@ fn coordinator_row(k: &CoordinatorKey) -> CoordinatorRow {
         when: last.map(|a| a.at),
         requests: k.requests,
         answers: k.answers.len() as u64 + k.answers_not_kept,
-        changes: k.changes.len(),
+        changes: k.changes.len() + k.changes_not_kept as usize,
         errors: k.errors.iter().map(|(_, n)| n).sum(),
         target,
     }

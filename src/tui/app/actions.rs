@@ -231,8 +231,13 @@ impl App {
                     return;
                 };
                 let mut out = Vec::new();
-                self.store
-                    .with_record(row, |r| json::write_record(&mut out, r));
+                if let Err(e) = self
+                    .store
+                    .with_record(row, |r| json::write_record(&mut out, r))
+                {
+                    self.notice = Some((format!("c: {e}"), true));
+                    return;
+                }
                 (
                     String::from_utf8_lossy(&out).trim_end().to_string(),
                     "message as NDJSON",
