@@ -20,6 +20,9 @@ pub enum Format {
     Fields,
 }
 
+/// Bytes gathered before each write to stdout.
+const OUT_BUFFER: usize = 1 << 18;
+
 /// Prints messages as they complete; the end is reported on stderr.
 pub struct Printer {
     format: Format,
@@ -50,7 +53,7 @@ impl Printer {
             columns: None,
             limit,
             printed: 0,
-            out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
+            out: io::BufWriter::with_capacity(OUT_BUFFER, io::stdout().lock()),
             line_flush,
             buf: Vec::with_capacity(4096),
             line: String::with_capacity(256),
@@ -94,31 +97,36 @@ impl Printer {
         if !self.select.matches(r) {
             return ControlFlow::Continue(());
         }
+        // Text views write into `line`, NDJSON into `buf`; both are reused.
         self.buf.clear();
+        self.line.clear();
         match self.format {
             Format::Summary => {
-                self.line.clear();
                 if self.color {
                     summary::write_line_colored(&mut self.line, r);
                 } else {
                     summary::write_line(&mut self.line, r);
                 }
                 self.line.push('\n');
-                self.buf.extend_from_slice(self.line.as_bytes());
             }
-            Format::Tree => self.buf.extend_from_slice(tree::record(r).as_bytes()),
+            Format::Tree => tree::write_record(&mut self.line, r),
             Format::Json => {
                 let file = self.files.get(r.file as usize).map(String::as_str);
                 json::write_record_in(&mut self.buf, r, file)
             }
             Format::Fields => {
                 if let Some(c) = &self.columns {
-                    self.buf.extend_from_slice(c.line(r).as_bytes());
-                    self.buf.push(b'\n');
+                    self.line.push_str(&c.line(r));
+                    self.line.push('\n');
                 }
             }
         }
-        let written = self.out.write_all(&self.buf).and_then(|()| {
+        let bytes = if self.format == Format::Json {
+            self.buf.as_slice()
+        } else {
+            self.line.as_bytes()
+        };
+        let written = self.out.write_all(bytes).and_then(|()| {
             if self.line_flush {
                 self.out.flush()
             } else {
