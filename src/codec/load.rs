@@ -455,7 +455,7 @@ fn read_jar(path: &Path) -> Result<Files, String> {
     let config = zip::read::Config {
         archive_offset: zip::read::ArchiveOffset::Known(0),
     };
-    let reader = std::io::BufReader::with_capacity(64 << 10, file);
+    let reader = Blocks::new(file, size);
     let mut zip = zip::ZipArchive::with_config(config, reader)
         .map_err(|e| format!("{shown}: not a jar or directory ({e})"))?;
     let names: Vec<String> = zip
@@ -481,6 +481,75 @@ fn read_jar(path: &Path) -> Result<Files, String> {
         out.push((short, read_capped(entry, hint)));
     }
     Ok(out)
+}
+
+/// A jar read in 64 KB blocks, each read once, on first touch: the zip reader seeks
+/// for every central-directory record and entry, and through a plain (or buffered)
+/// file each of those costs system calls. Only the blocks it touches are read: the
+/// central directory and the schema entries, not the classes.
+struct Blocks {
+    file: std::fs::File,
+    len: u64,
+    pos: u64,
+    blocks: BTreeMap<u64, Vec<u8>>,
+}
+
+const BLOCK: u64 = 64 << 10;
+
+impl Blocks {
+    fn new(file: std::fs::File, len: u64) -> Blocks {
+        Blocks {
+            file,
+            len,
+            pos: 0,
+            blocks: BTreeMap::new(),
+        }
+    }
+}
+
+impl Read for Blocks {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        if self.pos >= self.len || buf.is_empty() {
+            return Ok(0);
+        }
+        let index = self.pos / BLOCK;
+        let block = match self.blocks.entry(index) {
+            std::collections::btree_map::Entry::Occupied(b) => b.into_mut(),
+            std::collections::btree_map::Entry::Vacant(v) => {
+                let start = index * BLOCK;
+                let mut data = vec![0; (self.len - start).min(BLOCK) as usize];
+                self.file.read_exact_at(&mut data, start)?;
+                v.insert(data)
+            }
+        };
+        let at = (self.pos - index * BLOCK) as usize;
+        let available = block.get(at..).unwrap_or_default();
+        let n = available.len().min(buf.len());
+        if let (Some(to), Some(from)) = (buf.get_mut(..n), available.get(..n)) {
+            to.copy_from_slice(from);
+        }
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl std::io::Seek for Blocks {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        let pos = match to {
+            std::io::SeekFrom::Start(p) => Some(p),
+            std::io::SeekFrom::End(d) => self.len.checked_add_signed(d),
+            std::io::SeekFrom::Current(d) => self.pos.checked_add_signed(d),
+        };
+        self.pos = pos.ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "seek before the start")
+        })?;
+        Ok(self.pos)
+    }
+
+    fn stream_position(&mut self) -> std::io::Result<u64> {
+        Ok(self.pos)
+    }
 }
 
 fn read_dir(path: &Path) -> Result<Files, String> {
@@ -695,6 +764,32 @@ mod tests {
             s.message(52, Kind::Request, 1).unwrap().fields[0].name,
             "Loaded"
         );
+    }
+
+    #[test]
+    fn blocks_read_and_seek_as_the_file_does() {
+        use std::io::{Seek, SeekFrom};
+        let data: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let f = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(f.path(), &data).unwrap();
+        let mut b = Blocks::new(std::fs::File::open(f.path()).unwrap(), data.len() as u64);
+        let mut all = Vec::new();
+        b.read_to_end(&mut all).unwrap();
+        assert_eq!(all, data);
+        for (to, at) in [
+            (SeekFrom::Start(65_530), 65_530),
+            (SeekFrom::End(-10), 199_990),
+            (SeekFrom::Current(-100_000), 99_990),
+        ] {
+            assert_eq!(b.seek(to).unwrap(), at);
+            let mut buf = [0u8; 20];
+            let n = b.read(&mut buf).unwrap();
+            assert_eq!(buf[..n], data[at as usize..at as usize + n]);
+            b.seek(SeekFrom::Start(at)).unwrap();
+        }
+        assert!(b.seek(SeekFrom::Current(-300_000)).is_err());
+        b.seek(SeekFrom::Start(500_000)).unwrap();
+        assert_eq!(b.read(&mut [0u8; 4]).unwrap(), 0);
     }
 
     #[test]
