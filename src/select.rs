@@ -23,7 +23,11 @@ impl Selection {
                 .iter()
                 .map(|a| api_key(a))
                 .collect::<Result<Vec<_>, _>>()?,
-            filter: Filter::parse(filter.unwrap_or("")).map_err(|e| e.to_string())?,
+            // No filter needs no catalogue: building one parses every loaded schema.
+            filter: match filter.filter(|f| !f.trim().is_empty()) {
+                Some(f) => Filter::parse(f).map_err(|e| e.to_string())?,
+                None => Filter::default(),
+            },
         })
     }
 

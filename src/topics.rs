@@ -14,7 +14,8 @@
 )]
 
 use crate::codec::{Kind, Message, Role, Tree, Value};
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Kafka's longest topic name is 249 bytes; longer names on the wire are not kept.
@@ -68,7 +69,7 @@ pub struct TopicNames {
 
 impl TopicNames {
     pub fn new(cfg: TopicNamesConfig) -> Self {
-        let mut map = HashMap::new();
+        let mut map = HashMap::default();
         map.insert(METADATA_TOPIC.0, Arc::from(METADATA_TOPIC.1));
         TopicNames {
             map,

@@ -10,13 +10,15 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
-use super::schema::{MessageSchema, SchemaKind};
+use super::schema::{MessageSchema, SchemaKind, Versions, strip_comments};
 use crate::proto::Kind;
 use crate::proto::apis::{API_VERSIONS, CONTROLLED_SHUTDOWN};
+use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// The most bytes read from one schema file: Kafka's largest is under 40 KB.
 const MAX_FILE: u64 = 4 << 20;
@@ -31,21 +33,119 @@ pub struct Schemas {
     pub response_header: MessageSchema,
     apis: BTreeMap<i16, Api>,
     /// Data schemas (`LeaderChangeMessage`, `VotersRecord`, ...), by name, highest version first.
-    data: Vec<MessageSchema>,
+    data: Vec<Def>,
     /// What was loaded, one entry per source.
     sources: Vec<String>,
 }
 
+/// One definition: parsed, or its (comment-free) text, parsed on first use. Loading
+/// reads only what merging needs (name, type, API key, versions), so start-up does not
+/// pay for the hundreds of schemas a capture never uses.
+#[derive(Debug)]
+pub struct Def {
+    name: String,
+    kind: SchemaKind,
+    api_key: Option<i16>,
+    valid: Versions,
+    text: Option<Box<str>>,
+    parsed: OnceLock<Option<MessageSchema>>,
+}
+
+impl Def {
+    fn parsed(s: MessageSchema) -> Def {
+        Def {
+            name: s.name.clone(),
+            kind: s.kind,
+            api_key: s.api_key,
+            valid: s.valid,
+            text: None,
+            parsed: OnceLock::from(Some(s)),
+        }
+    }
+
+    /// Reads a schema file's head: its name, type, API key and versions, checked as
+    /// [`MessageSchema::parse`] checks them; the rest is parsed on first use.
+    pub fn scan(src: &str) -> Result<Def, String> {
+        let text = strip_comments(src);
+        match Def::head(&text) {
+            Some((name, kind, api_key, valid)) => Ok(Def {
+                name,
+                kind,
+                api_key,
+                valid,
+                text: Some(text.into_boxed_str()),
+                parsed: OnceLock::new(),
+            }),
+            // The full parse says why, in its words.
+            None => match MessageSchema::parse(src) {
+                Ok(s) => Ok(Def::parsed(s)),
+                Err(e) => Err(e.0),
+            },
+        }
+    }
+
+    fn head(text: &str) -> Option<(String, SchemaKind, Option<i16>, Versions)> {
+        // The first JSON value, as MessageSchema::parse takes it; values stay unparsed.
+        let top: BTreeMap<&str, &RawValue> = serde_json::Deserializer::from_str(text)
+            .into_iter()
+            .next()?
+            .ok()?;
+        let string = |key: &str| -> Option<String> {
+            serde_json::from_str::<String>(top.get(key)?.get()).ok()
+        };
+        let name = string("name")?;
+        let kind = match string("type")?.as_str() {
+            "request" => SchemaKind::Request,
+            "response" => SchemaKind::Response,
+            "header" => SchemaKind::Header,
+            "data" => SchemaKind::Data,
+            _ => return None,
+        };
+        let api_key = match top.get("apiKey") {
+            Some(raw) => {
+                let k = match serde_json::from_str::<serde_json::Value>(raw.get()).ok()? {
+                    serde_json::Value::Number(n) => n.as_i64(),
+                    serde_json::Value::String(s) => s.trim().parse().ok(),
+                    _ => None,
+                };
+                Some(k.and_then(|k| i16::try_from(k).ok()).filter(|k| *k >= 0)?)
+            }
+            None => None,
+        };
+        if matches!(kind, SchemaKind::Request | SchemaKind::Response) && api_key.is_none() {
+            return None;
+        }
+        let valid = Versions::parse(&string("validVersions")?).ok()?;
+        if let Some(raw) = top.get("flexibleVersions") {
+            if let Ok(f) = serde_json::from_str::<String>(raw.get()) {
+                Versions::parse(&f).ok()?;
+            }
+        }
+        Some((name, kind, api_key, valid))
+    }
+
+    /// The parsed schema; `None` when its text turns out not to parse (it is then
+    /// left out, as a file that fails at load is).
+    fn get(&self) -> Option<&MessageSchema> {
+        self.parsed
+            .get_or_init(|| {
+                let text = self.text.as_deref()?;
+                MessageSchema::parse(text).ok()
+            })
+            .as_ref()
+    }
+}
+
 #[derive(Debug, Default)]
 struct Api {
-    requests: Vec<MessageSchema>,
-    responses: Vec<MessageSchema>,
+    requests: Vec<Def>,
+    responses: Vec<Def>,
     /// Whether the definitions are kwire's built-in ones.
     builtin: bool,
 }
 
 impl Api {
-    fn list(&self, kind: Kind) -> &[MessageSchema] {
+    fn list(&self, kind: Kind) -> &[Def] {
         match kind {
             Kind::Request => &self.requests,
             Kind::Response => &self.responses,
@@ -54,7 +154,7 @@ impl Api {
 }
 
 /// How many versions a set of definitions covers.
-fn coverage(list: &[MessageSchema]) -> usize {
+fn coverage(list: &[Def]) -> usize {
     let mut n = 0usize;
     for v in 0..=list.iter().map(|s| s.valid.hi).max().unwrap_or(-1) {
         n += usize::from(list.iter().any(|s| s.valid.contains(v)));
@@ -76,12 +176,14 @@ impl Default for MessageSchema {
 }
 
 impl Schemas {
-    /// Every request and response definition, of every API, and the data schemas.
+    /// Every request and response definition, of every API, and the data schemas
+    /// (parsing any not yet used).
     pub fn all_messages(&self) -> impl Iterator<Item = &MessageSchema> {
         self.apis
             .values()
             .flat_map(|a| a.requests.iter().chain(a.responses.iter()))
             .chain(self.data.iter())
+            .filter_map(Def::get)
     }
 
     /// Only kwire's built-in schemas: the headers, Vote and FindCoordinator.
@@ -97,8 +199,8 @@ impl Schemas {
                 let api = s.apis.entry(key).or_default();
                 api.builtin = true;
                 match m.kind {
-                    SchemaKind::Request => api.requests.push(m.clone()),
-                    SchemaKind::Response => api.responses.push(m.clone()),
+                    SchemaKind::Request => api.requests.push(Def::parsed(m.clone())),
+                    SchemaKind::Response => api.responses.push(Def::parsed(m.clone())),
                     _ => {}
                 }
             }
@@ -109,6 +211,11 @@ impl Schemas {
     /// Adds parsed schemas from one source (lower priority than those added before,
     /// for a version both define with the same `validVersions` top).
     pub fn add(&mut self, label: &str, schemas: Vec<MessageSchema>) {
+        self.add_defs(label, schemas.into_iter().map(Def::parsed).collect());
+    }
+
+    /// As [`Schemas::add`], with definitions parsed on first use.
+    pub fn add_defs(&mut self, label: &str, schemas: Vec<Def>) {
         let mut loaded: BTreeMap<i16, Api> = BTreeMap::new();
         for m in schemas {
             match (m.kind, m.api_key) {
@@ -123,7 +230,7 @@ impl Schemas {
             let api = self.apis.entry(key).or_default();
             if api.builtin {
                 // A built-in definition gives way only to one covering more versions.
-                let wins = |old: &[MessageSchema], new: &[MessageSchema]| {
+                let wins = |old: &[Def], new: &[Def]| {
                     new.iter()
                         .any(|n| coverage(std::slice::from_ref(n)) > coverage(old))
                 };
@@ -149,17 +256,21 @@ impl Schemas {
             .get(&key)?
             .list(kind)
             .iter()
-            .find(|s| s.valid.contains(version))
+            .filter(|s| s.valid.contains(version))
+            .find_map(Def::get)
     }
 
     /// The newest definition of `key` in direction `kind`, whatever the version.
     pub fn newest(&self, key: i16, kind: Kind) -> Option<&MessageSchema> {
-        self.apis.get(&key)?.list(kind).first()
+        self.apis.get(&key)?.list(kind).iter().find_map(Def::get)
     }
 
     /// A data schema (no API key) by name, e.g. `"LeaderChangeMessage"`.
     pub fn data(&self, name: &str) -> Option<&MessageSchema> {
-        self.data.iter().find(|s| s.name == name)
+        self.data
+            .iter()
+            .filter(|s| s.name == name)
+            .find_map(Def::get)
     }
 
     /// Every version of `key` that some definition covers, in direction `kind`.
@@ -257,21 +368,7 @@ pub struct Loaded {
 /// Returns the schemas and one line per file that could not be used.
 pub fn read_source(path: &Path) -> Result<(Vec<MessageSchema>, Vec<String>), String> {
     let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: {e}"))?;
-    let files = if meta.is_dir() {
-        read_dir(path)?
-    } else if path.extension().is_some_and(|x| x == "json") {
-        // One schema file on its own.
-        let name = path
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        let text = std::fs::File::open(path)
-            .map_err(|e| e.to_string())
-            .and_then(read_capped);
-        vec![(name, text)]
-    } else {
-        read_jar(path)?
-    };
+    let files = files_of(path)?;
     let mut schemas = Vec::with_capacity(files.len());
     let mut problems = Vec::new();
     for (name, text) in files {
@@ -289,10 +386,51 @@ pub fn read_source(path: &Path) -> Result<(Vec<MessageSchema>, Vec<String>), Str
     Ok((schemas, problems))
 }
 
+/// As [`read_source`], with each schema's fields parsed on first use ([`Def::scan`]).
+pub fn scan_source(path: &Path) -> Result<(Vec<Def>, Vec<String>), String> {
+    let shown = path.display();
+    let files = files_of(path)?;
+    let mut schemas = Vec::with_capacity(files.len());
+    let mut problems = Vec::new();
+    for (name, text) in files {
+        match text.and_then(|t| Def::scan(&t)) {
+            Ok(s) => schemas.push(s),
+            Err(e) => problems.push(format!("{shown}: skipped {name}: {e}")),
+        }
+    }
+    if schemas.is_empty() {
+        return Err(format!("{shown}: no Kafka message schemas in it"));
+    }
+    Ok((schemas, problems))
+}
+
+/// The schema files of a source, read (not parsed).
+fn files_of(path: &Path) -> Result<Files, String> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("{shown}: {e}"))?;
+    let files = if meta.is_dir() {
+        read_dir(path)?
+    } else if path.extension().is_some_and(|x| x == "json") {
+        // One schema file on its own.
+        let name = path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let text = std::fs::File::open(path)
+            .map_err(|e| e.to_string())
+            .and_then(|f| read_capped(f, 64 << 10));
+        vec![(name, text)]
+    } else {
+        read_jar(path)?
+    };
+    Ok(files)
+}
+
 type Files = Vec<(String, Result<String, String>)>;
 
-fn read_capped(r: impl Read) -> Result<String, String> {
-    let mut s = String::with_capacity(64 << 10);
+/// Reads at most [`MAX_FILE`] bytes; `hint` is the expected size (capped, so a
+/// declared size never drives the allocation).
+fn read_capped(r: impl Read, hint: u64) -> Result<String, String> {
+    let mut s = String::with_capacity(hint.min(MAX_FILE) as usize + 1);
     let mut r = r.take(MAX_FILE + 1);
     r.read_to_string(&mut s).map_err(|e| e.to_string())?;
     if s.len() as u64 > MAX_FILE {
@@ -306,20 +444,19 @@ const MAX_JAR: u64 = 256 << 20;
 
 fn read_jar(path: &Path) -> Result<Files, String> {
     let shown = path.display();
-    // Read whole: the zip index seeks a lot, and memory is faster than the file.
+    // Read through the file, not whole: only the central directory and the schema
+    // entries are read (a few hundred KB of a 10 MB jar), which is most of start-up.
     let file = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_JAR + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("{shown}: {e}"))?;
-    if bytes.len() as u64 > MAX_JAR {
+    let size = file.metadata().map_err(|e| format!("{shown}: {e}"))?.len();
+    if size > MAX_JAR {
         return Err(format!("{shown}: larger than {MAX_JAR} bytes"));
     }
     // A jar starts at offset 0; not searching for an embedded archive saves time.
     let config = zip::read::Config {
         archive_offset: zip::read::ArchiveOffset::Known(0),
     };
-    let mut zip = zip::ZipArchive::with_config(config, std::io::Cursor::new(bytes))
+    let reader = Blocks::new(file, size);
+    let mut zip = zip::ZipArchive::with_config(config, reader)
         .map_err(|e| format!("{shown}: not a jar or directory ({e})"))?;
     let names: Vec<String> = zip
         .file_names()
@@ -340,9 +477,79 @@ fn read_jar(path: &Path) -> Result<Files, String> {
                 continue;
             }
         };
-        out.push((short, read_capped(entry)));
+        let hint = entry.size();
+        out.push((short, read_capped(entry, hint)));
     }
     Ok(out)
+}
+
+/// A jar read in 64 KB blocks, each read once, on first touch: the zip reader seeks
+/// for every central-directory record and entry, and through a plain (or buffered)
+/// file each of those costs system calls. Only the blocks it touches are read: the
+/// central directory and the schema entries, not the classes.
+struct Blocks {
+    file: std::fs::File,
+    len: u64,
+    pos: u64,
+    blocks: BTreeMap<u64, Vec<u8>>,
+}
+
+const BLOCK: u64 = 64 << 10;
+
+impl Blocks {
+    fn new(file: std::fs::File, len: u64) -> Blocks {
+        Blocks {
+            file,
+            len,
+            pos: 0,
+            blocks: BTreeMap::new(),
+        }
+    }
+}
+
+impl Read for Blocks {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        if self.pos >= self.len || buf.is_empty() {
+            return Ok(0);
+        }
+        let index = self.pos / BLOCK;
+        let block = match self.blocks.entry(index) {
+            std::collections::btree_map::Entry::Occupied(b) => b.into_mut(),
+            std::collections::btree_map::Entry::Vacant(v) => {
+                let start = index * BLOCK;
+                let mut data = vec![0; (self.len - start).min(BLOCK) as usize];
+                self.file.read_exact_at(&mut data, start)?;
+                v.insert(data)
+            }
+        };
+        let at = (self.pos - index * BLOCK) as usize;
+        let available = block.get(at..).unwrap_or_default();
+        let n = available.len().min(buf.len());
+        if let (Some(to), Some(from)) = (buf.get_mut(..n), available.get(..n)) {
+            to.copy_from_slice(from);
+        }
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl std::io::Seek for Blocks {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        let pos = match to {
+            std::io::SeekFrom::Start(p) => Some(p),
+            std::io::SeekFrom::End(d) => self.len.checked_add_signed(d),
+            std::io::SeekFrom::Current(d) => self.pos.checked_add_signed(d),
+        };
+        self.pos = pos.ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "seek before the start")
+        })?;
+        Ok(self.pos)
+    }
+
+    fn stream_position(&mut self) -> std::io::Result<u64> {
+        Ok(self.pos)
+    }
 }
 
 fn read_dir(path: &Path) -> Result<Files, String> {
@@ -369,7 +576,7 @@ fn read_dir(path: &Path) -> Result<Files, String> {
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
             let text = std::fs::File::open(&p)
                 .map_err(|e| e.to_string())
-                .and_then(read_capped);
+                .and_then(|f| read_capped(f, 64 << 10));
             (name, text)
         })
         .collect())
@@ -462,10 +669,10 @@ impl Search {
         let mut problems = Vec::new();
         let mut names = Vec::new();
         for p in &paths {
-            match read_source(p) {
+            match scan_source(p) {
                 Ok((list, skipped)) => {
                     problems.extend(skipped);
-                    schemas.add(&p.display().to_string(), list);
+                    schemas.add_defs(&p.display().to_string(), list);
                     names.push(p.display().to_string());
                 }
                 Err(e) => problems.push(e),
@@ -557,6 +764,32 @@ mod tests {
             s.message(52, Kind::Request, 1).unwrap().fields[0].name,
             "Loaded"
         );
+    }
+
+    #[test]
+    fn blocks_read_and_seek_as_the_file_does() {
+        use std::io::{Seek, SeekFrom};
+        let data: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let f = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(f.path(), &data).unwrap();
+        let mut b = Blocks::new(std::fs::File::open(f.path()).unwrap(), data.len() as u64);
+        let mut all = Vec::new();
+        b.read_to_end(&mut all).unwrap();
+        assert_eq!(all, data);
+        for (to, at) in [
+            (SeekFrom::Start(65_530), 65_530),
+            (SeekFrom::End(-10), 199_990),
+            (SeekFrom::Current(-100_000), 99_990),
+        ] {
+            assert_eq!(b.seek(to).unwrap(), at);
+            let mut buf = [0u8; 20];
+            let n = b.read(&mut buf).unwrap();
+            assert_eq!(buf[..n], data[at as usize..at as usize + n]);
+            b.seek(SeekFrom::Start(at)).unwrap();
+        }
+        assert!(b.seek(SeekFrom::Current(-300_000)).is_err());
+        b.seek(SeekFrom::Start(500_000)).unwrap();
+        assert_eq!(b.read(&mut [0u8; 4]).unwrap(), 0);
     }
 
     #[test]

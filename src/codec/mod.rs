@@ -24,7 +24,7 @@ pub use crate::proto::Kind;
 pub use encode::{EncodeError, encode_request, encode_response};
 pub use error::{DecodeError, ErrorKind};
 pub use frame::Message;
-pub use load::{Loaded, Schemas, Search, read_source};
+pub use load::{Def, Loaded, Schemas, Search, read_source, scan_source};
 pub use schema::{Field, FieldType, MessageSchema, Prim, SchemaKind, Versions};
 pub use tree::{Node, Prefix, Role, Tree, Value};
 

@@ -30,7 +30,8 @@ use framer::Framer;
 use pairing::Pairing;
 pub use ports::PortCounts;
 pub use resync::Confirm;
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
 /// Limits and choices for framing and pairing.
@@ -185,7 +186,7 @@ impl Sessions {
         Sessions {
             budget: Budget::new(cfg.max_buffered_total),
             cfg,
-            conns: HashMap::new(),
+            conns: HashMap::default(),
             stats: KafkaStats::default(),
             confirm: None,
         }

@@ -4,7 +4,8 @@
 use crate::proto::{Kind, peek_request_header, peek_response_correlation};
 
 use super::{KafkaMessage, KafkaStats};
-use std::collections::{HashSet, VecDeque};
+use rustc_hash::FxHashSet as HashSet;
+use std::collections::VecDeque;
 
 /// Unanswered requests whose packet numbers the report lists.
 const UNANSWERED_LISTED: usize = 20;

@@ -1,7 +1,7 @@
 //! TCP connections per server port, for saying where the traffic was when none of it
 //! was Kafka. Bounded: at most [`MAX_PORTS`] distinct ports are counted.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::net::SocketAddr;
 
 /// Distinct ports counted; connections to ports beyond them are only totalled.

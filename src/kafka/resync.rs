@@ -27,7 +27,7 @@ use super::KafkaStats;
 use super::detect::{VERSION_SLACK, request_ident, request_start};
 use super::framer::{Framer, State};
 use super::pairing::Pairing;
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 use std::sync::Arc;
 
 /// How far a client's next correlation id may be from its last, when frames are

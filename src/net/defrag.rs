@@ -6,7 +6,8 @@
 use super::{Decoded, NetStats, TcpSegment, Vlan, decode_any};
 use etherparse::defrag::IpDefragBuf;
 use etherparse::{IpFragOffset, IpNumber, Ipv6ExtensionSlice, LaxIpv6Slice, LaxNetSlice, TcpSlice};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr};
 
 /// Limits of the fragment table.

@@ -4,6 +4,7 @@
 //! Test tooling, not wire-facing: it panics on misuse (bad packet index,
 //! mixed IP versions, payloads too large for one IP packet).
 
+pub mod corpus;
 pub mod kafka;
 
 use crate::capture::writer::PcapWriter;

@@ -6,7 +6,8 @@ mod half;
 
 use crate::net::{TcpSegment, Vlan};
 use half::{Ctx, HalfStream};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
 /// Connection identity, assigned in the order connections are first seen.
@@ -237,7 +238,7 @@ impl Reassembler {
         Reassembler {
             cfg,
             stats: TcpStats::default(),
-            conns: HashMap::new(),
+            conns: HashMap::default(),
             live: BTreeMap::new(),
             dead: BTreeMap::new(),
             tick: 0,

@@ -5,7 +5,8 @@
 
 use super::{KeySource, RecordInfo, Side, TlsConfig, TlsConn, TlsEvent, TlsStats, Version};
 use crate::tcp::{ConnId, Dir, StreamEvent};
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::VecDeque;
 use std::net::SocketAddr;
 
 /// Gap length handed on when the plaintext lost is unknown: longer than any
@@ -258,7 +259,7 @@ impl TlsLayer {
     pub fn new(cfg: LayerConfig, keys: Box<dyn KeySource>) -> TlsLayer {
         TlsLayer {
             cfg,
-            conns: HashMap::new(),
+            conns: HashMap::default(),
             keys,
             stats: TlsStats::default(),
             buffered: 0,

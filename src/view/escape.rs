@@ -11,12 +11,44 @@ fn is_hostile(c: char) -> bool {
             '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
+/// Whether `s` passes to a terminal unchanged. Printable ASCII (most wire strings) is
+/// checked a byte at a time; chars are decoded only from the first non-ASCII byte on.
+fn is_clean(s: &str) -> bool {
+    for (i, b) in s.bytes().enumerate() {
+        if b >= 0x80 {
+            // `i` follows ASCII bytes only, so it is a char boundary.
+            let rest = s.get(i..).unwrap_or_default();
+            return !rest
+                .chars()
+                .any(|c| is_hostile(c) || c == '"' || c == '\\');
+        }
+        if b < 0x20 || b == 0x7f || b == b'"' || b == b'\\' {
+            return false;
+        }
+    }
+    true
+}
+
 /// Escapes a wire string for text views; `"` and `\` are escaped too, so quoting stays unambiguous.
 pub fn escape(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(|c| is_hostile(c) || c == '"' || c == '\\') {
+    if is_clean(s) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
+    push_escaped_slow(&mut out, s);
+    Cow::Owned(out)
+}
+
+/// Appends `s` escaped as [`escape`] does, without an allocation of its own.
+pub fn push_escaped(out: &mut String, s: &str) {
+    if is_clean(s) {
+        out.push_str(s);
+    } else {
+        push_escaped_slow(out, s);
+    }
+}
+
+fn push_escaped_slow(out: &mut String, s: &str) {
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -33,7 +65,6 @@ pub fn escape(s: &str) -> Cow<'_, str> {
             c => out.push(c),
         }
     }
-    Cow::Owned(out)
 }
 
 /// Escapes bytes that may not be UTF-8: valid runs as [`escape`], invalid bytes as `\xNN`.
@@ -68,6 +99,17 @@ mod tests {
         assert_eq!(escape("a\u{9b}b\u{202e}c"), "a\\u{9b}b\\u{202e}c");
         assert!(matches!(escape("orders-app é"), Cow::Borrowed(_)));
         assert_eq!(escape("q\"\\"), "q\\\"\\\\");
+        assert!(matches!(escape("plain ascii ~"), Cow::Borrowed(_)));
+        assert_eq!(escape("del\u{7f}"), "del\\x7f");
+    }
+
+    #[test]
+    fn push_escaped_matches_escape() {
+        for s in ["", "abc", "a\"b", "\u{1b}[2J", "é\u{202e}", "tab\there", "\u{7f}"] {
+            let mut out = String::from(">");
+            push_escaped(&mut out, s);
+            assert_eq!(out, format!(">{}", escape(s)));
+        }
     }
 
     #[test]

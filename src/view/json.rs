@@ -3,6 +3,11 @@
 use crate::codec::{Role, Tree, Value};
 use std::io::Write;
 
+/// Appends an integer in decimal, as `{}` writes it, without the formatter.
+fn int(out: &mut Vec<u8>, n: impl itoa::Integer) {
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+}
+
 /// Writes the body object rooted at node `i` (the Body node) as JSON.
 pub fn write_body(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize) {
     write_object(out, tree, i, &[], false);
@@ -124,17 +129,21 @@ fn write_value(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, named: &[(usize, &s
             }
             out.push(b']');
         }
-        Value::Int(v) => {
-            let _ = write!(out, "{v}");
-        }
+        Value::Int(v) => int(out, v),
         Value::Float(v) => {
             let _ = serde_json::to_writer(&mut *out, &v);
         }
-        Value::Bool(b) => {
-            let _ = write!(out, "{b}");
-        }
+        Value::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
         Value::Uuid(u) => {
-            let _ = write!(out, "\"{}\"", uuid::Uuid::from_bytes(u).hyphenated());
+            let mut buf = uuid::Uuid::encode_buffer();
+            out.push(b'"');
+            out.extend_from_slice(
+                uuid::Uuid::from_bytes(u)
+                    .hyphenated()
+                    .encode_lower(&mut buf)
+                    .as_bytes(),
+            );
+            out.push(b'"');
         }
         Value::Str(Some(s)) => string(out, s),
         Value::Str(None) | Value::Bytes(None) => out.extend_from_slice(b"null"),
@@ -146,19 +155,21 @@ fn write_value(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, named: &[(usize, &s
     }
 }
 
-/// A JSON string with serde_json's escaping (exact: valid UTF-8 is kept as is).
+/// A JSON string with serde_json's escaping (exact: valid UTF-8 is kept as is). A string
+/// with no control byte, `"` or `\\` (most of them) is copied as it is, as serde_json would.
 fn string(out: &mut Vec<u8>, s: &str) {
-    let _ = serde_json::to_writer(&mut *out, s);
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        let _ = serde_json::to_writer(&mut *out, s);
+    }
 }
 
 fn hex(out: &mut Vec<u8>, b: &[u8]) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    // A nibble is always below 16; `get` says so without an indexing panic path.
-    let digit = |n: u8| DIGITS.get(usize::from(n)).copied().unwrap_or(b'?');
-    for byte in b {
-        out.push(digit(byte >> 4));
-        out.push(digit(byte & 0xf));
-    }
+    crate::records::json::hex(out, b);
 }
 
 /// Writes one NDJSON line (with its newline) for a message, keys as the contract orders them.
@@ -173,21 +184,37 @@ pub fn write_record_in(out: &mut Vec<u8>, r: &crate::dissect::Record<'_>, file: 
     let m = &r.msg;
     let secs = f.ts_ns.div_euclid(1_000_000_000);
     let micros = f.ts_ns.rem_euclid(1_000_000_000) / 1000;
-    let _ = write!(out, "{{\"frame\":{},\"ts\":{secs}.{micros:06},", f.packet);
+    out.extend_from_slice(b"{\"frame\":");
+    int(out, f.packet);
+    out.extend_from_slice(b",\"ts\":");
+    int(out, secs);
+    out.push(b'.');
+    let mut num = itoa::Buffer::new();
+    let frac = num.format(micros);
+    out.extend(std::iter::repeat_n(b'0', 6usize.saturating_sub(frac.len())));
+    out.extend_from_slice(frac.as_bytes());
+    out.push(b',');
     if let Some(name) = file {
         out.extend_from_slice(b"\"file\":");
         string(out, name);
         out.push(b',');
     }
-    out.extend_from_slice(b"\"src\":");
-    string(out, &f.src.to_string());
-    out.extend_from_slice(b",\"dst\":");
-    string(out, &f.dst.to_string());
-    let _ = write!(out, ",\"kind\":\"{}\",\"api_key\":", m.kind.as_str());
+    // Addresses are digits, dots, colons and brackets: nothing to escape.
+    out.extend_from_slice(b"\"src\":\"");
+    super::labels::push_addr_bytes(out, &f.src);
+    out.extend_from_slice(b"\",\"dst\":\"");
+    super::labels::push_addr_bytes(out, &f.dst);
+    out.extend_from_slice(b"\",\"kind\":\"");
+    out.extend_from_slice(m.kind.as_str().as_bytes());
+    out.extend_from_slice(b"\",\"api_key\":");
     match m.api_key {
         Some(k) => {
-            let _ = write!(out, "{k},\"api_name\":");
-            string(out, &crate::view::labels::api_label(k));
+            int(out, k);
+            out.extend_from_slice(b",\"api_name\":");
+            match crate::proto::api_name(k) {
+                Some(name) => string(out, name),
+                None => string(out, &crate::view::labels::api_label(k)),
+            }
         }
         None => out.extend_from_slice(b"null,\"api_name\":null"),
     }
@@ -196,7 +223,9 @@ pub fn write_record_in(out: &mut Vec<u8>, r: &crate::dissect::Record<'_>, file: 
     out.extend_from_slice(b",\"version_source\":");
     match r.version_source {
         Some(s) => {
-            let _ = write!(out, "\"{}\"", s.as_str());
+            out.push(b'"');
+            out.extend_from_slice(s.as_str().as_bytes());
+            out.push(b'"');
         }
         None => out.extend_from_slice(b"null"),
     }
@@ -209,12 +238,15 @@ pub fn write_record_in(out: &mut Vec<u8>, r: &crate::dissect::Record<'_>, file: 
             None => out.extend_from_slice(b"null"),
         }
     }
-    let _ = write!(out, ",\"size\":{}", f.wire_size);
+    out.extend_from_slice(b",\"size\":");
+    int(out, f.wire_size);
     if let Some(rf) = f.request_packet {
-        let _ = write!(out, ",\"request_frame\":{rf}");
+        out.extend_from_slice(b",\"request_frame\":");
+        int(out, rf);
     }
     if let Some(ns) = f.latency_ns {
-        let _ = write!(out, ",\"latency_us\":{}", ns / 1000);
+        out.extend_from_slice(b",\"latency_us\":");
+        int(out, ns / 1000);
     }
     if let Some(t) = &r.tls {
         let _ = write!(out, ",\"tls\":\"{}\"", t.version);
@@ -242,11 +274,23 @@ pub fn write_record_in(out: &mut Vec<u8>, r: &crate::dissect::Record<'_>, file: 
     out.extend_from_slice(b"}\n");
 }
 
-fn opt_num(out: &mut Vec<u8>, n: Option<impl std::fmt::Display>) {
+fn opt_num(out: &mut Vec<u8>, n: Option<impl itoa::Integer>) {
     match n {
-        Some(n) => {
-            let _ = write!(out, "{n}");
-        }
+        Some(n) => int(out, n),
         None => out.extend_from_slice(b"null"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::string;
+
+    #[test]
+    fn strings_escape_as_serde_json_does() {
+        for s in ["", "plain", "ünï ☃", "q\"", "b\\s", "\u{1}\n\t", "\u{7f}", "\u{202e}x"] {
+            let mut out = Vec::new();
+            string(&mut out, s);
+            assert_eq!(out, serde_json::to_vec(s).unwrap(), "{s:?}");
+        }
     }
 }

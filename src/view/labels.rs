@@ -28,10 +28,10 @@ pub fn push_addr(out: &mut String, a: &SocketAddr) {
                 if i > 0 {
                     out.push('.');
                 }
-                push_u64(out, u64::from(*o));
+                push_int(out, *o);
             }
             out.push(':');
-            push_u64(out, u64::from(v4.port()));
+            push_int(out, v4.port());
         }
         SocketAddr::V6(_) => {
             let _ = write!(out, "{a}");
@@ -39,22 +39,29 @@ pub fn push_addr(out: &mut String, a: &SocketAddr) {
     }
 }
 
-fn push_u64(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        if let Some(d) = digits.get_mut(i) {
-            *d = b'0' + (n % 10) as u8;
+/// [`push_addr`] into bytes (the NDJSON writer's buffer).
+pub fn push_addr_bytes(out: &mut Vec<u8>, a: &SocketAddr) {
+    match a {
+        SocketAddr::V4(v4) => {
+            let mut b = itoa::Buffer::new();
+            for (i, o) in v4.ip().octets().iter().enumerate() {
+                if i > 0 {
+                    out.push(b'.');
+                }
+                out.extend_from_slice(b.format(*o).as_bytes());
+            }
+            out.push(b':');
+            out.extend_from_slice(b.format(v4.port()).as_bytes());
         }
-        n /= 10;
-        if n == 0 || i == 0 {
-            break;
+        SocketAddr::V6(_) => {
+            let _ = std::io::Write::write_fmt(out, format_args!("{a}"));
         }
     }
-    for d in digits.iter().skip(i) {
-        out.push(char::from(*d));
-    }
+}
+
+/// Appends an integer in decimal, as `{}` writes it, without the formatter.
+pub fn push_int(out: &mut String, n: impl itoa::Integer) {
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// Items of a list a summary line shows before `+N more` (tree and JSON show all).
@@ -103,10 +110,24 @@ pub fn count(n: u64) -> String {
 
 /// A duration in µs, as people read it.
 pub fn latency(us: i64) -> String {
+    let mut s = String::new();
+    push_latency(&mut s, us);
+    s
+}
+
+/// Appends [`latency`]'s text.
+pub fn push_latency(out: &mut String, us: i64) {
     match us {
-        us if us < 10_000 => format!("{us}µs"),
-        us if us < 10_000_000 => format!("{:.1}ms", us as f64 / 1000.0),
-        us => format!("{:.2}s", us as f64 / 1_000_000.0),
+        us if us < 10_000 => {
+            push_int(out, us);
+            out.push_str("µs");
+        }
+        us if us < 10_000_000 => {
+            let _ = write!(out, "{:.1}ms", us as f64 / 1000.0);
+        }
+        us => {
+            let _ = write!(out, "{:.2}s", us as f64 / 1_000_000.0);
+        }
     }
 }
 
@@ -116,7 +137,8 @@ pub fn push_api_version(out: &mut String, msg: &Message<'_>) {
         (Some((_, Some(name))), v) => {
             out.push_str(name);
             if let Some(v) = v {
-                let _ = write!(out, " v{v}");
+                out.push_str(" v");
+                push_int(out, v);
             }
         }
         (Some((k, None)), v) => {
@@ -196,6 +218,9 @@ mod tests {
         ] {
             let sa: SocketAddr = a.parse().unwrap();
             assert_eq!(addr(&sa), sa.to_string());
+            let mut b = Vec::new();
+            push_addr_bytes(&mut b, &sa);
+            assert_eq!(String::from_utf8(b).unwrap(), sa.to_string());
         }
     }
 

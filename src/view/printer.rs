@@ -24,6 +24,9 @@ pub enum Format {
     Fields,
 }
 
+/// Bytes gathered before each write to stdout.
+const OUT_BUFFER: usize = 1 << 18;
+
 /// Prints messages as they complete; the end is reported on stderr.
 pub struct Printer {
     format: Format,
@@ -57,7 +60,7 @@ impl Printer {
             limit,
             printed: 0,
             out: Rc::new(RefCell::new(io::BufWriter::with_capacity(
-                1 << 16,
+                OUT_BUFFER,
                 io::stdout().lock(),
             ))),
             line_flush,
@@ -103,19 +106,19 @@ impl Printer {
         if !self.select.matches(r) {
             return ControlFlow::Continue(());
         }
+        // Text views write into `line`, NDJSON into `buf`; both are reused.
         self.buf.clear();
+        self.line.clear();
         match self.format {
             Format::Summary => {
-                self.line.clear();
                 if self.color {
                     summary::write_line_colored(&mut self.line, r);
                 } else {
                     summary::write_line(&mut self.line, r);
                 }
                 self.line.push('\n');
-                self.buf.extend_from_slice(self.line.as_bytes());
             }
-            Format::Tree => self.buf.extend_from_slice(tree::record(r).as_bytes()),
+            Format::Tree => tree::write_record(&mut self.line, r),
             Format::Json => {
                 let file = self.files.get(r.file as usize).map(String::as_str);
                 let spill: crate::records::json::Spill = self.out.clone();
@@ -125,13 +128,18 @@ impl Printer {
             }
             Format::Fields => {
                 if let Some(c) = &self.columns {
-                    self.buf.extend_from_slice(c.line(r).as_bytes());
-                    self.buf.push(b'\n');
+                    self.line.push_str(&c.line(r));
+                    self.line.push('\n');
                 }
             }
         }
+        let bytes = if self.format == Format::Json {
+            self.buf.as_slice()
+        } else {
+            self.line.as_bytes()
+        };
         let mut out = self.out.borrow_mut();
-        let written = out.write_all(&self.buf).and_then(|()| {
+        let written = out.write_all(bytes).and_then(|()| {
             if self.line_flush {
                 out.flush()
             } else {

@@ -7,7 +7,7 @@ use crate::dissect::{Record, VersionSource};
 use std::fmt::Write;
 
 // Kept where the TUI and older callers look for them; they live in `labels`.
-use super::labels::push_api_version;
+use super::labels::{push_api_version, push_int, push_latency};
 pub use super::labels::{addr, api_version, latency, push_addr};
 
 /// The whole summary line.
@@ -29,6 +29,24 @@ mod paint {
     pub const MALFORMED: Style = AnsiColor::Red.on_default().bold();
     pub const WARNING: Style = AnsiColor::Yellow.on_default();
     pub const SLOW: Style = AnsiColor::Magenta.on_default().bold();
+}
+
+/// Appends a time in seconds with 6 decimals, as `{:.6}` writes `ns as f64 / 1e9`.
+/// Whole microseconds (every classic pcap) are written from the integer, which is
+/// the same text: below 2^53 ns the float is within far less than half a
+/// microsecond of the exact value. Anything else goes through the float.
+pub fn push_seconds(out: &mut String, ns: i64) {
+    if (0..1 << 53).contains(&ns) && ns % 1000 == 0 {
+        let us = ns / 1000;
+        push_int(out, us / 1_000_000);
+        out.push('.');
+        let mut num = itoa::Buffer::new();
+        let frac = num.format(us % 1_000_000);
+        out.extend(std::iter::repeat_n('0', 6usize.saturating_sub(frac.len())));
+        out.push_str(frac);
+    } else {
+        let _ = write!(out, "{:.6}", ns as f64 / 1e9);
+    }
 }
 
 /// Appends `text` in `style` when colouring, plain otherwise.
@@ -62,8 +80,13 @@ pub fn write_line_colored(out: &mut String, r: &Record<'_>) {
 fn write_line_with(out: &mut String, r: &Record<'_>, paint: Option<bool>) {
     let f = r;
     let m = &r.msg;
-    let rel = (f.ts_ns - r.first_ts_ns) as f64 / 1e9;
-    let _ = write!(out, "{:>5}  {rel:.6}  ", f.packet);
+    let mut num = itoa::Buffer::new();
+    let packet = num.format(f.packet);
+    out.extend(std::iter::repeat_n(' ', 5usize.saturating_sub(packet.len())));
+    out.push_str(packet);
+    out.push_str("  ");
+    push_seconds(out, f.ts_ns - r.first_ts_ns);
+    out.push_str("  ");
     push_addr(out, &f.src);
     out.push_str(" → ");
     push_addr(out, &f.dst);
@@ -84,12 +107,14 @@ fn write_line_with(out: &mut String, r: &Record<'_>, paint: Option<bool>) {
         out.extend(std::iter::repeat_n(' ', pad));
         out.push_str(" corr=");
     } else {
-        let _ = write!(out, " {:<8} corr=", m.kind.as_str());
+        out.push(' ');
+        out.push_str(m.kind.as_str());
+        let pad = 8usize.saturating_sub(m.kind.as_str().chars().count());
+        out.extend(std::iter::repeat_n(' ', pad));
+        out.push_str(" corr=");
     }
     match m.correlation_id {
-        Some(c) => {
-            let _ = write!(out, "{c}");
-        }
+        Some(c) => push_int(out, c),
         None => out.push('?'),
     }
     write_tail(out, r, f.latency_ns, paint);
@@ -117,12 +142,11 @@ fn write_tail(out: &mut String, r: &Record<'_>, latency_ns: Option<i64>, paint: 
     if let Some(ns) = latency_ns {
         out.push_str("  ");
         let us = ns / 1000;
-        styled(
-            out,
-            color && us >= SLOW_LATENCY_US,
-            paint::SLOW,
-            latency(us),
-        );
+        if color && us >= SLOW_LATENCY_US {
+            styled(out, true, paint::SLOW, latency(us));
+        } else {
+            push_latency(out, us);
+        }
     }
     if let Some(e) = &m.error {
         out.push_str("  ");
@@ -168,4 +192,27 @@ fn details(r: &Record<'_>) -> String {
         &r.topic_names,
         m.client_id,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_seconds;
+
+    #[test]
+    fn seconds_read_as_the_float_formatter_writes_them() {
+        let mut cases = vec![0, 1, 999, 1000, 1500, 999_999_000, 1_000_000_000, -1000, -1];
+        cases.extend([86_399_999_999_000, (1 << 53) - 1000, 1 << 53, i64::MAX / 2]);
+        let mut x: i64 = 12345;
+        for _ in 0..10_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let us = (x >> 20).rem_euclid(1 << 43);
+            cases.push(us * 1000);
+            cases.push(us * 1000 + (x & 999));
+        }
+        for ns in cases {
+            let mut out = String::new();
+            push_seconds(&mut out, ns);
+            assert_eq!(out, format!("{:.6}", ns as f64 / 1e9), "{ns}");
+        }
+    }
 }

@@ -1,9 +1,11 @@
 //! The seed-style object tree: one line per node with type, value,
 //! `[0xOFFSET, NB]` and the schema's description.
 
-use super::escape::escape;
+use super::escape::push_escaped;
+use super::labels::{push_addr, push_api_version, push_int, push_latency};
 use crate::codec::{Node, Prefix, Role, Tree, Value};
 use crate::proto::{api_name, error_name};
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// Longest description shown in full; longer ones are cut, as the seed pages do.
@@ -21,18 +23,23 @@ pub fn render(tree: &Tree<'_>) -> String {
 /// node, as [`crate::topics::IdNames::nodes`] gives them).
 pub fn render_named(tree: &Tree<'_>, named: &[(usize, &str)]) -> String {
     let mut out = String::new();
+    write_named(&mut out, tree, named);
+    out
+}
+
+/// Appends [`render_named`]'s text to `out`.
+pub fn write_named(out: &mut String, tree: &Tree<'_>, named: &[(usize, &str)]) {
     if tree.nodes.is_empty() {
-        return out;
+        return;
     }
     let version = tree.root().and_then(|n| match n.value {
         Value::Int(v) => Some(v),
         _ => None,
     });
     let at = Ctx { version, named };
-    line(&mut out, "", tree, 0, &at);
+    line(out, None, tree, 0, &at);
     let mut prefix = String::new();
-    children(&mut out, tree, 0, &mut prefix, &at);
-    out
+    children(out, tree, 0, &mut prefix, &at);
 }
 
 /// What every line of one rendering needs.
@@ -45,8 +52,7 @@ fn children(out: &mut String, tree: &Tree<'_>, i: usize, prefix: &mut String, at
     let end = tree.nodes.get(i).map_or(0, |n| n.next);
     for c in tree.children(i) {
         let last = tree.nodes.get(c).is_some_and(|n| n.next == end);
-        let lead = format!("{prefix}+-- ");
-        line(out, &lead, tree, c, at);
+        line(out, Some(prefix), tree, c, at);
         let len = prefix.len();
         prefix.push_str(if last { "    " } else { "|   " });
         children(out, tree, c, prefix, at);
@@ -92,19 +98,33 @@ fn record_batches(
     children(out, &local, 0, prefix, &at);
 }
 
-fn line(out: &mut String, lead: &str, tree: &Tree<'_>, i: usize, at: &Ctx<'_>) {
+/// One node's line; `prefix` is the drawing before a child's `+-- ` (None for the root).
+fn line(out: &mut String, prefix: Option<&str>, tree: &Tree<'_>, i: usize, at: &Ctx<'_>) {
     let version = at.version;
     let Some(n) = tree.nodes.get(i) else { return };
-    out.push_str(lead);
+    if let Some(p) = prefix {
+        out.push_str(p);
+        out.push_str("+-- ");
+    }
     label(out, n);
     if let Some(name) = named(at.named, i) {
         topic_note(out, name);
     }
-    let _ = write!(out, " [0x{:04x}, {}B]", n.offset, n.len);
-    let about = about(n, version);
+    out.push_str(" [0x");
+    push_hex4(out, n.offset);
+    out.push_str(", ");
+    push_int(out, n.len);
+    out.push_str("B]");
+    let about = about_text(n, version);
     if !about.is_empty() {
         out.push(' ');
-        if about.chars().count() > ABOUT_MAX {
+        // Most descriptions are ASCII, where bytes are chars.
+        let long = if about.is_ascii() {
+            about.len() > ABOUT_MAX
+        } else {
+            about.chars().count() > ABOUT_MAX
+        };
+        if long {
             out.extend(about.chars().take(ABOUT_CUT));
             out.push_str("...");
         } else {
@@ -114,19 +134,40 @@ fn line(out: &mut String, lead: &str, tree: &Tree<'_>, i: usize, at: &Ctx<'_>) {
     out.push('\n');
 }
 
+/// `{:04x}` of an offset, without the formatter.
+fn push_hex4(out: &mut String, v: u32) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut buf = [b'0'; 8];
+    let mut n = v;
+    let mut i = buf.len();
+    while n > 0 && i > 0 {
+        i -= 1;
+        if let (Some(slot), Some(d)) = (buf.get_mut(i), DIGITS.get((n & 0xf) as usize)) {
+            *slot = *d;
+        }
+        n >>= 4;
+    }
+    let start = i.min(buf.len() - 4);
+    out.push_str(std::str::from_utf8(buf.get(start..).unwrap_or_default()).unwrap_or_default());
+}
+
 /// The description shown for a node, as the seed trees give it.
 pub fn about(n: &Node<'_>, version: Option<i64>) -> String {
+    about_text(n, version).into_owned()
+}
+
+fn about_text(n: &Node<'_>, version: Option<i64>) -> Cow<'static, str> {
     match n.role {
         Role::Body => match version {
-            Some(v) => format!("message body, version {v}"),
+            Some(v) => format!("message body, version {v}").into(),
             None => "message body".into(),
         },
         Role::Length => match n.value {
             Value::Array(Some(1)) => "1 element follows".into(),
-            Value::Array(Some(c)) => format!("{c} elements follow"),
+            Value::Array(Some(c)) => format!("{c} elements follow").into(),
             _ => "null array".into(),
         },
-        _ => n.about.to_string(),
+        _ => Cow::Borrowed(n.about),
     }
 }
 
@@ -138,7 +179,9 @@ pub fn named<'n>(named: &[(usize, &'n str)], i: usize) -> Option<&'n str> {
 
 /// Appends a topic id's name as the tree shows it: ` (topic "orders")`.
 pub fn topic_note(out: &mut String, name: &str) {
-    let _ = write!(out, " (topic \"{}\")", escape(name));
+    out.push_str(" (topic \"");
+    push_escaped(out, name);
+    out.push_str("\")");
 }
 
 /// Writes `name type = value`, or the header-style labels for containers.
@@ -170,9 +213,13 @@ pub fn label(out: &mut String, n: &Node<'_>) {
     }
     out.push_str(n.name);
     if let Some(i) = n.index {
-        let _ = write!(out, "[{i}]");
+        out.push('[');
+        push_int(out, i);
+        out.push(']');
     }
-    let _ = write!(out, " {} = ", n.ty);
+    out.push(' ');
+    out.push_str(n.ty);
+    out.push_str(" = ");
     value(out, n);
 }
 
@@ -205,19 +252,20 @@ pub fn value(out: &mut String, n: &Node<'_>) {
         }
         (_, Value::None) => out.push_str("struct"),
         (_, Value::Int(v)) => {
-            let _ = write!(out, "{v}");
+            push_int(out, v);
             if let Some(note) = int_note(n, v) {
-                let _ = write!(out, " ({note})");
+                out.push_str(" (");
+                out.push_str(note);
+                out.push(')');
             }
         }
         (_, Value::Float(v)) => {
             let _ = write!(out, "{v}");
         }
-        (_, Value::Bool(b)) => {
-            let _ = write!(out, "{b}");
-        }
+        (_, Value::Bool(b)) => out.push_str(if b { "true" } else { "false" }),
         (_, Value::Uuid(u)) => {
-            let _ = write!(out, "{}", uuid::Uuid::from_bytes(u).hyphenated());
+            let mut buf = uuid::Uuid::encode_buffer();
+            out.push_str(uuid::Uuid::from_bytes(u).hyphenated().encode_lower(&mut buf));
         }
         (_, Value::Array(None)) => out.push_str("null"),
         (_, Value::Array(Some(1))) => out.push_str("1 element"),
@@ -227,7 +275,9 @@ pub fn value(out: &mut String, n: &Node<'_>) {
         (_, Value::Str(s)) => {
             match s {
                 Some(s) => {
-                    let _ = write!(out, "\"{}\"", escape(s));
+                    out.push('"');
+                    push_escaped(out, s);
+                    out.push('"');
                 }
                 None => out.push_str("null"),
             }
@@ -249,18 +299,27 @@ pub fn value(out: &mut String, n: &Node<'_>) {
 }
 
 fn prefix_note(out: &mut String, p: Prefix, len: Option<usize>) {
-    let _ = match (p, len) {
-        (Prefix::Compact(n), Some(_)) => write!(out, " (compact, len+1={n})"),
-        (Prefix::Compact(_), None) => write!(out, " (compact, 0)"),
-        (Prefix::Int16(n), _) => write!(out, " (int16 len={n})"),
-        (Prefix::Int32(n), _) => write!(out, " (int32 len={n})"),
-        (Prefix::None, _) => Ok(()),
+    let (text, n) = match (p, len) {
+        (Prefix::Compact(n), Some(_)) => (" (compact, len+1=", i64::from(n)),
+        (Prefix::Compact(_), None) => {
+            out.push_str(" (compact, 0)");
+            return;
+        }
+        (Prefix::Int16(n), _) => (" (int16 len=", i64::from(n)),
+        (Prefix::Int32(n), _) => (" (int32 len=", i64::from(n)),
+        (Prefix::None, _) => return,
     };
+    out.push_str(text);
+    push_int(out, n);
+    out.push(')');
 }
 
 fn hex(out: &mut String, b: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let digit = |n: u8| char::from(DIGITS.get(usize::from(n)).copied().unwrap_or(b'?'));
     for byte in b.iter().take(BYTES_SHOWN) {
-        let _ = write!(out, "{byte:02x}");
+        out.push(digit(byte >> 4));
+        out.push(digit(byte & 0xf));
     }
     if b.len() > BYTES_SHOWN {
         out.push('…');
@@ -281,40 +340,59 @@ fn int_note(n: &Node<'_>, v: i64) -> Option<&'static str> {
 
 /// One message for `--format tree`: a heading line, the tree, then any error and warnings.
 pub fn record(r: &crate::dissect::Record<'_>) -> String {
-    use super::labels::{addr, api_version, latency};
+    let mut out = String::new();
+    write_record(&mut out, r);
+    out
+}
+
+/// Appends [`record`]'s text to `out`.
+pub fn write_record(out: &mut String, r: &crate::dissect::Record<'_>) {
     let f = r;
     let m = &r.msg;
-    let mut out = format!(
-        "Frame {}: {} → {}, {:.6} s, {} {} corr={}, {} bytes",
-        f.packet,
-        addr(&f.src),
-        addr(&f.dst),
-        (f.ts_ns - r.first_ts_ns) as f64 / 1e9,
-        api_version(m),
-        m.kind.as_str(),
-        m.correlation_id
-            .map_or_else(|| "?".into(), |c| c.to_string()),
-        f.wire_size,
-    );
+    out.push_str("Frame ");
+    push_int(out, f.packet);
+    out.push_str(": ");
+    push_addr(out, &f.src);
+    out.push_str(" → ");
+    push_addr(out, &f.dst);
+    out.push_str(", ");
+    super::summary::push_seconds(out, f.ts_ns - r.first_ts_ns);
+    out.push_str(" s, ");
+    push_api_version(out, m);
+    out.push(' ');
+    out.push_str(m.kind.as_str());
+    out.push_str(" corr=");
+    match m.correlation_id {
+        Some(c) => push_int(out, c),
+        None => out.push('?'),
+    }
+    out.push_str(", ");
+    push_int(out, f.wire_size);
+    out.push_str(" bytes");
     if let Some(src) = r.version_source {
-        let _ = write!(out, ", version from {}", src.as_str());
+        out.push_str(", version from ");
+        out.push_str(src.as_str());
     }
     if let (Some(req), Some(ns)) = (f.request_packet, f.latency_ns) {
-        let _ = write!(out, ", request in frame {req}, {}", latency(ns / 1000));
+        out.push_str(", request in frame ");
+        push_int(out, req);
+        out.push_str(", ");
+        push_latency(out, ns / 1000);
     }
     out.push('\n');
     if let Some(t) = &r.tls {
-        push_tls(&mut out, t, f.wire_size);
+        push_tls(out, t, f.wire_size);
     }
-    out.push_str(&render_named(&m.tree, &r.topic_names.nodes(&m.tree)));
+    write_named(out, &m.tree, &r.topic_names.nodes(&m.tree));
     if let Some(e) = &m.error {
         let _ = writeln!(out, "!! malformed: {e}");
     }
     for w in f.warnings.iter().chain(m.warnings.iter()) {
-        let _ = writeln!(out, "! {}", escape(w));
+        out.push_str("! ");
+        push_escaped(out, w);
+        out.push('\n');
     }
     out.push('\n');
-    out
 }
 
 /// The TLS layer above a decrypted message: version, suite, and each record
