@@ -372,7 +372,11 @@ impl<'a> Walker<'a> {
                 continue;
             }
             self.push_path(&f.name);
-            let (rest, ()) = self.field_as(i, f, version, flexible, act_at(plan, k))?;
+            // A full decode goes straight to `field`: planning costs nothing there.
+            let (rest, ()) = match plan {
+                None => self.field(i, f, version, flexible, None, false)?,
+                Some(_) => self.field_as(i, f, version, flexible, act_at(plan, k))?,
+            };
             self.pop_path();
             i = rest;
         }
@@ -384,6 +388,7 @@ impl<'a> Walker<'a> {
 
     /// One field as `act` says: skipped fields are walked all the same, unbuilt, so
     /// that their errors are the errors a full decode finds.
+    #[inline]
     pub fn field_as(
         &mut self,
         i: &'a [u8],
@@ -423,6 +428,10 @@ impl<'a> Walker<'a> {
         let nullable = f.nullable.contains(version);
         match &f.ty {
             FieldType::Prim(p) => {
+                // Skipped and of fixed size: only its bytes need be there (`prim`'s check).
+                if let (false, Some(n)) = (self.build, p.fixed_size()) {
+                    return self.take(i, n).map(|(rest, _)| (rest, ()));
+                }
                 let (rest, (mut value, prefix)) = self.prim(i, *p, compact, nullable)?;
                 if !self.build {
                     return Ok((rest, ()));
