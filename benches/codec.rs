@@ -1,7 +1,12 @@
-//! Codec throughput: decoding each message kind to a value tree, and to a JSON body.
+//! Codec throughput: decoding each message kind to a value tree, and to a JSON body; and
+//! decoding lazily (`decode_lazy`): what a summary line reads, and the header and verdict
+//! only (a filter on header fields), against the full tree of `decode_tree`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use kwire::codec::{decode_request, decode_response, encode_request, encode_response};
+use kwire::codec::{
+    Need, decode_request, decode_request_with, decode_response, decode_response_with,
+    encode_request, encode_response,
+};
 use kwire::view::json::write_body;
 use serde_json::json;
 use std::hint::black_box;
@@ -105,6 +110,26 @@ fn bench(c: &mut Criterion) {
         });
     }
     to_json.finish();
+    let mut lazy = c.benchmark_group("decode_lazy");
+    let needs = [
+        ("full", Need::all()),
+        ("summary", kwire::apis::summary_need()),
+        ("header", Need::header()),
+    ];
+    for (name, frame, api) in frames() {
+        for (what, need) in &needs {
+            lazy.bench_function(format!("{name}/{what}"), |b| {
+                b.iter(|| {
+                    let m = match api {
+                        None => decode_request_with(black_box(&frame), need),
+                        Some(a) => decode_response_with(black_box(&frame), Some(a), need),
+                    };
+                    black_box((m.tree.nodes.len(), m.error.is_none()))
+                })
+            });
+        }
+    }
+    lazy.finish();
 }
 
 criterion_group!(benches, bench);

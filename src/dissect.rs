@@ -5,7 +5,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
-use crate::codec::{self, Message};
+use crate::codec::{self, Message, Need};
 use crate::kafka::KafkaMessage;
 use crate::proto::Kind;
 use crate::tcp::ConnId;
@@ -106,7 +106,12 @@ impl Record<'_> {
 
 /// Decodes one message, inferring a response's API when its request is unknown.
 pub fn dissect<'a>(f: &KafkaMessage<'a>, first_ts_ns: i64) -> Record<'a> {
-    let (msg, version_source) = decode(f.kind, f.data, f.api);
+    dissect_with(f, first_ts_ns, &Need::all())
+}
+
+/// As [`dissect`], building of the body only what `need` asks for (the verdict is the same).
+pub fn dissect_with<'a>(f: &KafkaMessage<'a>, first_ts_ns: i64, need: &Need) -> Record<'a> {
+    let (msg, version_source) = decode_with(f.kind, f.data, f.api, need);
     Record {
         packet: f.packet,
         ts_ns: f.ts_ns,
@@ -135,18 +140,53 @@ pub fn decode(
     data: &[u8],
     api: Option<(i16, i16)>,
 ) -> (Message<'_>, Option<VersionSource>) {
+    decode_with(kind, data, api, &Need::all())
+}
+
+/// As [`decode`], building of the body only what `need` asks for.
+pub fn decode_with<'a>(
+    kind: Kind,
+    data: &'a [u8],
+    api: Option<(i16, i16)>,
+    need: &Need,
+) -> (Message<'a>, Option<VersionSource>) {
     match (kind, api) {
-        (Kind::Request, _) => (codec::decode_request(data), Some(VersionSource::Header)),
+        (Kind::Request, _) => (
+            codec::decode_request_with(data, need),
+            Some(VersionSource::Header),
+        ),
         (Kind::Response, Some(api)) => (
-            codec::decode_response(data, Some(api)),
+            codec::decode_response_with(data, Some(api), need),
             Some(VersionSource::Request),
         ),
         (Kind::Response, None) => match codec::infer_response(data) {
             Some(api) => (
-                codec::decode_response(data, Some(api)),
+                codec::decode_response_with(data, Some(api), need),
                 Some(VersionSource::Inferred),
             ),
-            None => (codec::decode_response(data, None), None),
+            None => (codec::decode_response_with(data, None, need), None),
         },
+    }
+}
+
+impl<'a> Record<'a> {
+    /// A copy with the message decoded again for `need`.
+    pub fn redecoded(&self, need: &Need) -> Record<'a> {
+        let mut r = self.clone();
+        r.redecode(need);
+        r
+    }
+
+    /// Decodes the message again, building what `need` asks for (the verdict and every
+    /// other fact of the record stay as they are).
+    pub fn redecode(&mut self, need: &Need) {
+        let api = match self.msg.kind {
+            Kind::Request => None,
+            Kind::Response => self.msg.api_key.zip(self.msg.api_version),
+        };
+        self.msg = match self.msg.kind {
+            Kind::Request => codec::decode_request_with(self.data, need),
+            Kind::Response => codec::decode_response_with(self.data, api, need),
+        };
     }
 }

@@ -81,6 +81,8 @@ pub use capture::{CaptureError, LiveOptions, Packet, Source};
 pub use codec::{Codec, DecodeOptions, Loaded, Schemas, Search, install as install_codec};
 /// One decoded Kafka message, and its value tree (a [`Record`]'s `msg`).
 pub use codec::{Kind, Message, Tree};
+/// What a consumer reads of each message body ([`Hooks::need`]).
+pub use codec::{Need, NeedPath};
 pub use dissect::{Record, VersionSource, dissect};
 /// The chosen fields of `--format fields`.
 pub use filter::Columns;

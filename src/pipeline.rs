@@ -9,8 +9,8 @@
 
 use crate::capture::FileStats;
 use crate::capture::{CaptureError, Packet, Source};
-use crate::codec;
-use crate::dissect::{Record, TlsRecord, TlsTag, VersionSource, dissect};
+use crate::codec::{self, Need};
+use crate::dissect::{Record, TlsRecord, TlsTag, VersionSource, dissect_with};
 use crate::kafka::{Confirm, KafkaConfig, KafkaMessage, KafkaStats, Sessions};
 use crate::net::{Decoder, DefragConfig, NetStats};
 use crate::proto::Kind;
@@ -175,6 +175,8 @@ pub struct Pipeline {
     last: (u64, i64),
     last_file: u32,
     stopped: bool,
+    /// What the sink reads of each body (see [`Hooks::need`]).
+    need: Need,
 }
 
 /// Resync's strongest evidence: a hunted candidate that decodes completely
@@ -208,7 +210,14 @@ impl Pipeline {
             last: (0, 0),
             last_file: 0,
             stopped: false,
+            need: Need::all(),
         }
+    }
+
+    /// Builds of each body only what `need` asks for; records handed to the sink have
+    /// that and the verdict of a full decode (the default is everything).
+    pub fn set_need(&mut self, need: Need) {
+        self.need = need;
     }
 
     /// Whether the sink asked to stop.
@@ -236,6 +245,7 @@ impl Pipeline {
             names,
             stopped,
             net,
+            need,
             ..
         } = self;
         let Some(seg) = net.decode(p.linktype, p.data, p.origlen, ts) else {
@@ -260,8 +270,7 @@ impl Pipeline {
                             file: at.file,
                         },
                         first,
-                        stats,
-                        names,
+                        (stats, names, &*need),
                         stopped,
                         sink,
                     )
@@ -282,6 +291,7 @@ impl Pipeline {
             stats,
             names,
             stopped,
+            need,
             ..
         } = &mut self;
         reasm.finish(&mut |ev| {
@@ -303,8 +313,7 @@ impl Pipeline {
                             file: at.file,
                         },
                         first,
-                        stats,
-                        names,
+                        (stats, names, &*need),
                         stopped,
                         sink,
                     )
@@ -316,8 +325,7 @@ impl Pipeline {
                 f,
                 Carried { view: None, file },
                 first,
-                stats,
-                names,
+                (stats, names, &*need),
                 stopped,
                 sink,
             )
@@ -395,15 +403,15 @@ fn deliver(
     f: &KafkaMessage<'_>,
     carried: Carried<'_, '_>,
     first: i64,
-    stats: &mut RunStats,
-    names: &mut TopicNames,
+    (stats, names, need): (&mut RunStats, &mut TopicNames, &Need),
     stopped: &mut bool,
     sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>,
 ) {
     if *stopped {
         return;
     }
-    let mut r = dissect(f, first);
+    // Only what the sink reads is built; the verdict counted below is a full decode's.
+    let mut r = dissect_with(f, first, need);
     r.file = carried.file;
     // Names known before this message; then what it teaches, for the messages after it.
     r.topic_names = names.names_for(&r.msg);
@@ -438,6 +446,13 @@ pub trait Hooks {
 
     /// Each packet read, numbered from 1, before the stages see it.
     fn packet(&mut self, _number: u64, _p: &Packet<'_>) {}
+
+    /// What `message` reads of each body, asked once at the start: the rest is walked
+    /// and checked but not built (verdict, warnings and topic names stay exact). The
+    /// default is everything.
+    fn need(&self) -> Need {
+        Need::all()
+    }
 }
 
 /// A bare function of each message is a [`Hooks`].
@@ -461,6 +476,7 @@ pub fn run(
 /// The one read loop: the CLI's `read`, `live` and `stats` and the TUI's loader all run on it.
 pub fn run_with(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (RunStats, End) {
     let mut pipe = Pipeline::new(cfg);
+    pipe.set_need(hooks.need());
     let mut end = End::Complete;
     let mut number = 0u64;
     while !pipe.stopped() {

@@ -31,6 +31,16 @@ impl Selection {
         })
     }
 
+    /// Whether anything is chosen (else every message is shown).
+    pub fn is_empty(&self) -> bool {
+        self.apis.is_empty() && self.filter.is_empty()
+    }
+
+    /// What of a body the choice reads (the API is in the header).
+    pub fn need(&self) -> crate::codec::Need {
+        self.filter.need()
+    }
+
     /// Whether a message is shown.
     pub fn matches(&self, r: &Record<'_>) -> bool {
         if !self.apis.is_empty() && !r.msg.api_key.is_some_and(|k| self.apis.contains(&k)) {

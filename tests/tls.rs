@@ -496,3 +496,72 @@ fn the_tui_status_bar_counts_decrypted_connections() {
         "{screen}"
     );
 }
+
+/// The filter's `tls` field is the NDJSON's `tls`: `-Y 'tls == "TLSv1.3"'` keeps exactly
+/// the messages whose object says so, a bare `tls` those carried in TLS, and `-e tls`
+/// prints the version.
+#[test]
+fn the_tls_field_filters_and_prints_as_the_ndjson_says() {
+    for name in CAPTURES {
+        let (file, keys) = (cap(name, "pcap"), cap(name, "keys"));
+        let (objs, _) = ndjson(&file, Some(&keys));
+        let frames = |keep: &dyn Fn(&Value) -> bool| -> Vec<u64> {
+            objs.iter()
+                .filter(|o| keep(o))
+                .map(|o| o["frame"].as_u64().unwrap())
+                .collect()
+        };
+        let shown = |filter: &str| -> Vec<u64> {
+            let (f, k) = (file.to_str().unwrap(), keys.to_str().unwrap());
+            let out = kwire(&[
+                "read",
+                f,
+                "--tls-keylog",
+                k,
+                "-q",
+                "--format",
+                "json",
+                "-Y",
+                filter,
+            ]);
+            assert_eq!(out.code, 0, "{filter}: {}", out.stderr);
+            json_lines(&out.stdout)
+                .iter()
+                .map(|o| o["frame"].as_u64().unwrap())
+                .collect()
+        };
+        let carried = frames(&|o| o.get("tls").is_some());
+        assert!(!carried.is_empty(), "{name}: nothing decrypted");
+        assert_eq!(shown("tls"), carried, "{name}: -Y tls");
+        assert_eq!(shown("!tls"), frames(&|o| o.get("tls").is_none()), "{name}");
+        for v in ["TLSv1.2", "TLSv1.3"] {
+            assert_eq!(
+                shown(&format!("tls == \"{v}\"")),
+                frames(&|o| o["tls"] == v),
+                "{name}: -Y tls == {v}"
+            );
+        }
+        let out = kwire(&[
+            "read",
+            file.to_str().unwrap(),
+            "--tls-keylog",
+            keys.to_str().unwrap(),
+            "-q",
+            "--format",
+            "fields",
+            "-e",
+            "frame",
+            "-e",
+            "tls",
+        ]);
+        let want: Vec<String> = objs
+            .iter()
+            .map(|o| format!("{}\t{}", o["frame"], o["tls"].as_str().unwrap_or("")))
+            .collect();
+        assert_eq!(
+            out.stdout.lines().collect::<Vec<_>>(),
+            want,
+            "{name}: -e tls"
+        );
+    }
+}

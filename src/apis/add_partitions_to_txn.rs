@@ -2,13 +2,17 @@
 //! transaction; v4+ (brokers verifying for each other) carry several.
 
 use super::fmt::{Body, join, kv, throttle};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
 use crate::view::labels;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["ErrorCode", "Name", "PartitionErrorCode", "PartitionIndex", "Partitions", "ProducerEpoch", "ProducerId", "ResultsByPartition", "ResultsByTopicV3AndBelow", "ResultsByTransaction", "ThrottleTimeMs", "Topic", "TopicId", "TopicName", "TopicResults", "Topics", "TransactionalId", "Transactions", "V3AndBelowProducerEpoch", "V3AndBelowProducerId", "V3AndBelowTopics", "V3AndBelowTransactionalId", "VerifyOnly"]);
 
 pub(crate) const API: Api = Api {
     key: 24,
     details,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

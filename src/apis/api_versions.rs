@@ -2,13 +2,17 @@
 //! supports.
 
 use super::fmt::{Body, join, throttle};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
 use crate::view::labels;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["ApiKey", "ApiKeys", "ClientSoftwareName", "ClientSoftwareVersion", "ErrorCode", "MaxVersion", "MinVersion", "NodeId", "ThrottleTimeMs"]);
 
 pub(crate) const API: Api = Api {
     key: 18,
     details,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

@@ -2,12 +2,16 @@
 //! the controller keeps it fenced.
 
 use super::fmt::{Body, join, kv, throttle};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["BrokerEpoch", "BrokerId", "CurrentMetadataOffset", "ErrorCode", "IsCaughtUp", "IsFenced", "ShouldShutDown", "ThrottleTimeMs", "WantFence", "WantShutDown"]);
 
 pub(crate) const API: Api = Api {
     key: 63,
     details,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

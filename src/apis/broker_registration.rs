@@ -1,12 +1,16 @@
 //! BrokerRegistration (key 62): a broker joins the KRaft cluster and gets its epoch.
 
 use super::fmt::{Body, join, kv, throttle};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["BrokerEpoch", "BrokerId", "ErrorCode", "Host", "Listeners", "Name", "Port", "PreviousBrokerEpoch", "Rack", "ThrottleTimeMs"]);
 
 pub(crate) const API: Api = Api {
     key: 62,
     details,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

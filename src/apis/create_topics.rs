@@ -2,13 +2,17 @@
 //! what became of each.
 
 use super::fmt::{Body, join, kv, throttle};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
 use crate::view::labels;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["ErrorCode", "Name", "NumPartitions", "ReplicationFactor", "ThrottleTimeMs", "Topic", "TopicId", "TopicName", "Topics", "validateOnly"]);
 
 pub(crate) const API: Api = Api {
     key: 19,
     details,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

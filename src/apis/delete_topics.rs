@@ -1,13 +1,17 @@
 //! DeleteTopics (key 20): topics to delete, by name (v0-5) or by name or id (v6+).
 
 use super::fmt::{Body, join, throttle};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
 use crate::view::labels;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["ErrorCode", "Name", "Responses", "ThrottleTimeMs", "Topic", "TopicId", "TopicName", "TopicNames", "Topics"]);
 
 pub(crate) const API: Api = Api {
     key: 20,
     details,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

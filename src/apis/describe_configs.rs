@@ -1,13 +1,17 @@
 //! DescribeConfigs (key 32): the configuration of topics, brokers and other resources.
 
 use super::fmt::{Body, join, throttle};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
 use crate::view::labels;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["Configs", "ConfigurationKeys", "ErrorCode", "ResourceName", "ResourceType", "Resources", "Results", "ThrottleTimeMs"]);
 
 pub(crate) const API: Api = Api {
     key: 32,
     details,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

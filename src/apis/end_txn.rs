@@ -1,12 +1,16 @@
 //! EndTxn (key 26): a transaction committed or aborted.
 
 use super::fmt::{Body, join, kv, throttle};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["Committed", "ErrorCode", "ProducerEpoch", "ProducerId", "ThrottleTimeMs", "TransactionalId"]);
 
 pub(crate) const API: Api = Api {
     key: 26,
     details,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

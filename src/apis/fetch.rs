@@ -2,12 +2,16 @@
 //! watermarks and errors the leader answers.
 
 use super::fmt::{Body, join, kv};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["CurrentLeader", "ErrorCode", "FetchOffset", "HighWatermark", "IsolationLevel", "LeaderEpoch", "LeaderId", "MaxWaitMs", "Name", "Partition", "PartitionIndex", "Partitions", "Records", "ReplicaId", "ReplicaState", "Responses", "SessionEpoch", "SessionId", "ThrottleTimeMs", "Topic", "TopicId", "TopicName", "Topics"]);
 
 pub(crate) const API: Api = Api {
     key: 1,
     details,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

@@ -1,16 +1,36 @@
 //! FindCoordinator (key 10): which broker coordinates a group, a transaction or a share
 //! group. Its summary details and the names of its key types.
 
-use super::{Api, Track, int16, int32};
+use super::{Api, Fields, Track, int16, int32};
 use crate::apis;
 use crate::codec::{Kind, Tree, Value};
 use crate::proto::FIND_COORDINATOR;
 use crate::view::labels;
 use std::fmt::Write;
 
+/// The body fields its summary line reads, from the body's root: a key (v0-3) or keys
+/// (v4+), and one answer (v0-3) or one per key (v4+).
+const SUMMARY: Fields = Fields::Paths(&[
+    "KeyType",
+    "Key",
+    "CoordinatorKeys",
+    "ErrorCode",
+    "ErrorMessage",
+    "NodeId",
+    "Host",
+    "Port",
+    "Coordinators.Key",
+    "Coordinators.ErrorCode",
+    "Coordinators.ErrorMessage",
+    "Coordinators.NodeId",
+    "Coordinators.Host",
+    "Coordinators.Port",
+]);
+
 pub(crate) const API: Api = Api {
     key: FIND_COORDINATOR,
     details,
+    summary: SUMMARY,
     track: Track::Coordinators,
 };
 

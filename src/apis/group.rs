@@ -2,28 +2,35 @@
 //! (13) and SyncGroup (14). Who is in which group, at which generation, and why not.
 
 use super::fmt::{Body, error_only, join, kv, throttle};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
 use crate::view::labels;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["Assignment", "Assignments", "ErrorCode", "GenerationId", "GroupId", "GroupInstanceId", "Leader", "MemberId", "Members", "Name", "ProtocolName", "ProtocolType", "Protocols", "Reason", "RebalanceTimeoutMs", "SessionTimeoutMs", "ThrottleTimeMs"]);
 
 pub(crate) const JOIN: Api = Api {
     key: 11,
     details: join_group,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const HEARTBEAT: Api = Api {
     key: 12,
     details: heartbeat,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const LEAVE: Api = Api {
     key: 13,
     details: leave_group,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const SYNC: Api = Api {
     key: 14,
     details: sync_group,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

@@ -1,12 +1,16 @@
 //! InitProducerId (key 22): a producer's id and epoch, for idempotence and transactions.
 
 use super::fmt::{Body, join, kv, throttle};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["ErrorCode", "ProducerEpoch", "ProducerId", "ThrottleTimeMs", "TransactionTimeoutMs", "TransactionalId"]);
 
 pub(crate) const API: Api = Api {
     key: 22,
     details,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

@@ -1,12 +1,16 @@
 //! ListOffsets (key 2): offsets looked up by time, `latest` and `earliest` included.
 
 use super::fmt::{Body, join, kv, throttle};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["ErrorCode", "IsolationLevel", "Name", "Offset", "PartitionIndex", "Partitions", "ReplicaId", "ThrottleTimeMs", "Timestamp", "Topic", "TopicId", "TopicName", "Topics"]);
 
 pub(crate) const API: Api = Api {
     key: 2,
     details,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

@@ -2,13 +2,17 @@
 //! partition leaders the broker answers.
 
 use super::fmt::{Body, join, kv, throttle};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
 use crate::view::labels;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["AllowAutoTopicCreation", "Brokers", "ControllerId", "ErrorCode", "Host", "LeaderId", "Name", "NodeId", "PartitionIndex", "Partitions", "Port", "ThrottleTimeMs", "Topic", "TopicId", "TopicName", "Topics"]);
 
 pub(crate) const API: Api = Api {
     key: 3,
     details,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

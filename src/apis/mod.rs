@@ -37,7 +37,7 @@ mod tests;
 
 pub use fmt::Body;
 
-use crate::codec::{Kind, Tree};
+use crate::codec::{Kind, Need, NeedPath, Tree};
 use crate::topics::IdNames;
 use crate::view::labels;
 
@@ -48,6 +48,8 @@ pub struct Api {
     pub key: i16,
     /// The summary line's details of a decoded body.
     pub details: fn(&Body<'_, '_>) -> String,
+    /// The body fields `details` reads: only these are decoded for a summary line.
+    pub summary: Fields,
     /// Which capture-wide analysis takes this API's messages.
     pub track: Track,
 }
@@ -87,6 +89,38 @@ pub fn details<'a>(
         }
     }
     d
+}
+
+/// Body fields an API file names.
+#[derive(Clone, Copy, Debug)]
+pub enum Fields {
+    /// Dotted paths from the body's root, each built with what is inside it.
+    Paths(&'static [&'static str]),
+    /// Names at any depth, each built with what is inside it.
+    Names(&'static [&'static str]),
+}
+
+impl Fields {
+    fn need_paths(self) -> Vec<NeedPath> {
+        match self {
+            Fields::Paths(p) => p.iter().map(|s| NeedPath::anchored(s)).collect(),
+            Fields::Names(n) => n.iter().map(|s| NeedPath::anywhere(s)).collect(),
+        }
+    }
+}
+
+/// What a summary line reads of a body: each API file's fields, the generic line's for
+/// an API without one, every error code (the `error` colour), and every `records` field
+/// with its topic and partition (the batch facts).
+pub fn summary_need() -> Need {
+    let mut need = Need::header()
+        .with_generic()
+        .with_error_codes()
+        .with_records();
+    for a in APIS {
+        need = need.with_api_paths(a.key, a.summary.need_paths());
+    }
+    need
 }
 
 /// The capture-wide analyses an API can feed.

@@ -2,18 +2,23 @@
 //! reads back.
 
 use super::fmt::{Body, join, kv, throttle};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
 use crate::view::labels;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["CommittedOffset", "ErrorCode", "GenerationIdOrMemberEpoch", "GroupId", "Groups", "MemberId", "Name", "PartitionIndex", "PartitionIndexes", "Partitions", "ThrottleTimeMs", "Topic", "TopicId", "TopicName", "Topics"]);
 
 pub(crate) const COMMIT: Api = Api {
     key: 8,
     details: commit,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const FETCH: Api = Api {
     key: 9,
     details: fetch,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

@@ -1,12 +1,16 @@
 //! Produce (key 0): what a producer sends where, and where the broker put it.
 
 use super::fmt::{Body, join, kv};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["Acks", "BaseOffset", "ErrorCode", "Index", "Name", "PartitionData", "PartitionResponses", "Records", "Responses", "ThrottleTimeMs", "Topic", "TopicData", "TopicId", "TopicName", "TransactionalId"]);
 
 pub(crate) const API: Api = Api {
     key: 0,
     details,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

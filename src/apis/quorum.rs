@@ -2,28 +2,35 @@
 //! EndQuorumEpoch (54, a leader resigns), DescribeQuorum (55) and FetchSnapshot (59).
 
 use super::fmt::{Body, join, kv, throttle};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
 use crate::view::labels;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["CandidateId", "CurrentVoters", "EndOffset", "Epoch", "ErrorCode", "HighWatermark", "Index", "LeaderEpoch", "LeaderId", "LogEndOffset", "Name", "Observers", "Partition", "PartitionIndex", "Partitions", "Position", "PreferredCandidates", "PreferredSuccessors", "ReplicaId", "Size", "SnapshotId", "ThrottleTimeMs", "Topic", "TopicId", "TopicName", "Topics", "UnalignedRecords", "VoterId"]);
 
 pub(crate) const BEGIN: Api = Api {
     key: 53,
     details: begin,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const END: Api = Api {
     key: 54,
     details: end,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const DESCRIBE: Api = Api {
     key: 55,
     details: describe,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const FETCH_SNAPSHOT: Api = Api {
     key: 59,
     details: fetch_snapshot,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

@@ -2,23 +2,29 @@
 //! UpdateRaftVoter (82).
 
 use super::fmt::{Body, join, kv, throttle};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::Kind;
 use crate::view::labels;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["CurrentLeader", "CurrentLeaderEpoch", "ErrorCode", "ErrorMessage", "Host", "KRaftVersionFeature", "LeaderEpoch", "LeaderId", "Listeners", "MaxSupportedVersion", "MinSupportedVersion", "Name", "Port", "ThrottleTimeMs", "VoterId"]);
 
 pub(crate) const ADD: Api = Api {
     key: 80,
     details: voter_change,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const REMOVE: Api = Api {
     key: 81,
     details: voter_change,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const UPDATE: Api = Api {
     key: 82,
     details: voter_change,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

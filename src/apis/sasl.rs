@@ -2,18 +2,23 @@
 //! and SCRAM the user name. Credentials are never shown here, `--show-secrets` or not.
 
 use super::fmt::{Body, join, kv};
-use super::{Api, Track};
+use super::{Api, Fields, Track};
 use crate::codec::{Kind, Prefix};
 use crate::view::labels;
+
+/// The body fields its summary line reads (each with what is inside it), at any depth.
+const SUMMARY: Fields = Fields::Names(&["AuthBytes", "ErrorCode", "ErrorMessage", "Mechanism", "Mechanisms", "SessionLifetimeMs", "ThrottleTimeMs"]);
 
 pub(crate) const HANDSHAKE: Api = Api {
     key: 17,
     details: handshake,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const AUTHENTICATE: Api = Api {
     key: 36,
     details: authenticate,
+    summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 

@@ -1,16 +1,32 @@
 //! Vote (key 52): KRaft leader elections. Its summary details, and the facts the
 //! election timeline takes from each message.
 
-use super::{Api, Track, int16, int32};
+use super::{Api, Fields, Track, int16, int32};
 use crate::codec::{Kind, Tree};
 use crate::proto::VOTE;
 use crate::view::labels;
 use std::fmt::Write;
 use std::net::{IpAddr, SocketAddr};
 
+/// The body fields its summary line reads, from the body's root.
+const SUMMARY: Fields = Fields::Paths(&[
+    "VoterId",
+    "ErrorCode",
+    "Topics.Partitions.PreVote",
+    "Topics.Partitions.ReplicaId",
+    "Topics.Partitions.ReplicaEpoch",
+    "Topics.Partitions.LastOffset",
+    "Topics.Partitions.LastOffsetEpoch",
+    "Topics.Partitions.VoteGranted",
+    "Topics.Partitions.LeaderId",
+    "Topics.Partitions.LeaderEpoch",
+    "Topics.Partitions.ErrorCode",
+]);
+
 pub(crate) const API: Api = Api {
     key: VOTE,
     details,
+    summary: SUMMARY,
     track: Track::Elections,
 };
 

@@ -40,12 +40,14 @@ pub(crate) fn read(args: &ReadArgs) -> ExitCode {
     // Lines streaming to the terminal are progress enough, and a bar would break them up.
     let on_terminal = io::IsTerminal::is_terminal(&io::stdout());
     let mut progress = Progress::for_files(&args.files, args.out.quiet || on_terminal);
+    let need = printer.need();
     let mut hooks = WithProgress {
         progress: progress.as_mut(),
         sink: |r: &kwire::Record<'_>| {
             notes.see(r);
             printer.print(r)
         },
+        need,
     };
     let cfg = match super::configure(args.out.common.config(false), &args.files) {
         Ok(c) => c,
@@ -103,6 +105,7 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
             }
             ControlFlow::Continue(())
         },
+        need: kwire::Need::all(),
     };
     let (run, end) = kwire::run_with(&mut source, cfg.clone(), &mut hooks);
     if let Some(p) = &progress {

@@ -2,7 +2,7 @@
 
 use super::{nothing_found, open_failed, report};
 use crate::{LiveArgs, TuiArgs};
-use kwire::{End, Filter, Hooks, LiveOptions, Record, Source};
+use kwire::{End, Filter, Hooks, LiveOptions, Need, Record, Source};
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -20,11 +20,17 @@ struct LiveHooks<'a, F> {
     warned: bool,
     iface: &'a str,
     bpf: &'a str,
+    /// What the printer reads of each body.
+    need: Need,
 }
 
 impl<F: FnMut(&Record<'_>) -> ControlFlow<()>> Hooks for LiveHooks<'_, F> {
     fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
         (self.sink)(r)
+    }
+
+    fn need(&self) -> Need {
+        self.need.clone()
     }
 
     fn poll(&mut self, source: &mut Source) -> ControlFlow<()> {
@@ -73,7 +79,9 @@ pub(crate) fn live(args: &LiveArgs) -> ExitCode {
         Err(code) => return code,
     };
     eprintln!("kwire: capturing on {} (filter: {})", args.iface, args.bpf);
+    let need = printer.need();
     let mut hooks = LiveHooks {
+        need,
         sink: |r: &Record<'_>| {
             notes.see(r);
             printer.print(r)

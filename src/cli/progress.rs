@@ -6,7 +6,7 @@
 //! and close for pcapng (options are not counted).
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use kwire::{Hooks, Packet, Record};
+use kwire::{Hooks, Need, Packet, Record};
 use std::io::IsTerminal;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -127,6 +127,8 @@ impl Progress {
 pub(crate) struct WithProgress<'p, F> {
     pub(crate) progress: Option<&'p mut Progress>,
     pub(crate) sink: F,
+    /// What the sink reads of each body.
+    pub(crate) need: Need,
 }
 
 impl<F: FnMut(&Record<'_>) -> ControlFlow<()>> Hooks for WithProgress<'_, F> {
@@ -135,6 +137,10 @@ impl<F: FnMut(&Record<'_>) -> ControlFlow<()>> Hooks for WithProgress<'_, F> {
             p.messages += 1;
         }
         (self.sink)(r)
+    }
+
+    fn need(&self) -> Need {
+        self.need.clone()
     }
 
     fn packet(&mut self, _number: u64, p: &Packet<'_>) {

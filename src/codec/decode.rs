@@ -6,6 +6,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use super::error::{DecodeError, ErrorKind};
+use super::need::{Act, Plan, act_at};
 use super::redact;
 use super::schema::{Field, FieldType, Prim};
 use super::tree::{Node, Prefix, Role, Value};
@@ -42,6 +43,11 @@ pub(crate) struct Walker<'a> {
     pub api_key: Option<i16>,
     /// Inside an Envelope's embedded message: envelopes do not nest.
     in_envelope: bool,
+    /// Nodes are built; when false, fields are walked and checked only (see [`super::Need`]).
+    pub build: bool,
+    /// A projected decode: the nodes no field reader looks at (lengths, tag metadata,
+    /// unknown tags) are left out.
+    pub lean: bool,
 }
 
 impl<'a> Walker<'a> {
@@ -51,6 +57,8 @@ impl<'a> Walker<'a> {
             codec,
             api_key: None,
             in_envelope: false,
+            build: true,
+            lean: false,
             frame,
             nodes: Vec::with_capacity(32),
             depth: 0,
@@ -119,6 +127,9 @@ impl<'a> Walker<'a> {
         role: Role,
     ) -> usize {
         let idx = self.nodes.len();
+        if !self.build {
+            return idx;
+        }
         self.nodes.push(Node {
             name,
             index,
@@ -139,6 +150,9 @@ impl<'a> Walker<'a> {
 
     /// Ends the innermost open container at `rest`.
     pub fn close(&mut self, rest: &[u8]) {
+        if !self.build {
+            return;
+        }
         let end = self.off(rest) as u32;
         let next = self.nodes.len() as u32;
         if let Some(idx) = self.open.pop() {
@@ -178,6 +192,19 @@ impl<'a> Walker<'a> {
         about: &'static str,
         role: Role,
     ) {
+        if !self.build
+            || (self.lean
+                && matches!(
+                    role,
+                    Role::Length
+                        | Role::TagCount
+                        | Role::TagMeta
+                        | Role::TaggedFields
+                        | Role::UnknownTagged(_)
+                ))
+        {
+            return;
+        }
         let offset = self.off(from) as u32;
         let end = self.off(to) as u32;
         let next = self.nodes.len() as u32 + 1;
@@ -338,35 +365,77 @@ impl<'a> Walker<'a> {
         version: i16,
         flexible: bool,
         tags_about: &'static str,
+        plan: Plan<'_>,
     ) -> Res<'a, ()> {
-        for f in fields {
+        for (k, f) in fields.iter().enumerate() {
             if !f.versions.contains(version) || (flexible && f.is_tagged_at(version)) {
                 continue;
             }
             self.push_path(&f.name);
-            let (rest, ()) = self.field(i, f, version, flexible)?;
+            // A full decode goes straight to `field`: planning costs nothing there.
+            let (rest, ()) = match plan {
+                None => self.field(i, f, version, flexible, None, false)?,
+                Some(_) => self.field_as(i, f, version, flexible, act_at(plan, k))?,
+            };
             self.pop_path();
             i = rest;
         }
         if flexible {
-            i = self.tagged_section(i, fields, version, tags_about)?.0;
+            i = self.tagged_section(i, fields, version, tags_about, plan)?.0;
         }
         Ok((i, ()))
     }
 
-    /// Decodes one field's value (whatever its type) as a node named after the field.
+    /// One field as `act` says: skipped fields are walked all the same, unbuilt, so
+    /// that their errors are the errors a full decode finds.
+    #[inline]
+    pub fn field_as(
+        &mut self,
+        i: &'a [u8],
+        f: &'static Field,
+        version: i16,
+        flexible: bool,
+        act: &Act,
+    ) -> Res<'a, ()> {
+        match act {
+            Act::Build => self.field(i, f, version, flexible, None, false),
+            Act::Node => self.field(i, f, version, flexible, None, true),
+            Act::Into(sub) => self.field(i, f, version, flexible, Some(sub), false),
+            Act::Skip if !self.build => self.field(i, f, version, flexible, None, false),
+            Act::Skip => {
+                self.build = false;
+                let r = self.field(i, f, version, flexible, None, false);
+                // After an error the decode ends, and `finish` builds again.
+                self.build = true;
+                r
+            }
+        }
+    }
+
+    /// Decodes one field's value (whatever its type) as a node named after the field;
+    /// a struct's fields (or a list's elements' fields) as `plan` says, and with `bare`
+    /// none of them, only the field's node.
     pub fn field(
         &mut self,
         i: &'a [u8],
         f: &'static Field,
         version: i16,
         flexible: bool,
+        plan: Plan<'_>,
+        bare: bool,
     ) -> Res<'a, ()> {
         let compact = flexible && f.flexible.is_none_or(|fv| fv.contains(version));
         let nullable = f.nullable.contains(version);
         match &f.ty {
             FieldType::Prim(p) => {
+                // Skipped and of fixed size: only its bytes need be there (`prim`'s check).
+                if let (false, Some(n)) = (self.build, p.fixed_size()) {
+                    return self.take(i, n).map(|(rest, _)| (rest, ()));
+                }
                 let (rest, (mut value, prefix)) = self.prim(i, *p, compact, nullable)?;
+                if !self.build {
+                    return Ok((rest, ()));
+                }
                 let data = match value {
                     Value::Bytes(Some(b)) => Some(b),
                     Value::Str(Some(s)) => Some(s.as_bytes()),
@@ -441,12 +510,15 @@ impl<'a> Walker<'a> {
                         Role::TagMeta,
                     );
                 }
-                let (rest, ()) = self.fields(at, sub, version, flexible, TAGS_IN_STRUCT)?;
+                let built = self.build;
+                self.build &= !bare;
+                let (rest, ()) = self.fields(at, sub, version, flexible, TAGS_IN_STRUCT, plan)?;
+                self.build = built;
                 self.close(rest);
                 Ok((rest, ()))
             }
             FieldType::ArrayOfPrim(_) | FieldType::ArrayOfStruct(_) => {
-                self.array(i, f, version, flexible, compact, nullable)
+                self.array(i, f, version, (flexible, compact, nullable), plan, bare)
             }
         }
     }
@@ -456,9 +528,9 @@ impl<'a> Walker<'a> {
         i: &'a [u8],
         f: &'static Field,
         version: i16,
-        flexible: bool,
-        compact: bool,
-        nullable: bool,
+        (flexible, compact, nullable): (bool, bool, bool),
+        plan: Plan<'_>,
+        bare: bool,
     ) -> Res<'a, ()> {
         let (mut rest, (count, prefix)) = self.array_count(i, compact, nullable)?;
         if let Some(n) = count {
@@ -496,6 +568,8 @@ impl<'a> Walker<'a> {
             "",
             Role::Length,
         );
+        let built = self.build;
+        self.build &= !bare;
         for idx in 0..count.unwrap_or(0) {
             self.set_index(idx);
             rest = match &f.ty {
@@ -524,13 +598,15 @@ impl<'a> Walker<'a> {
                         "",
                         Role::Element,
                     );
-                    let (r, ()) = self.fields(rest, sub, version, flexible, TAGS_IN_STRUCT)?;
+                    let (r, ()) =
+                        self.fields(rest, sub, version, flexible, TAGS_IN_STRUCT, plan)?;
                     self.close(r);
                     r
                 }
                 _ => rest,
             };
         }
+        self.build = built;
         if let Some(top) = self.path.last_mut() {
             top.1 = None;
         }

@@ -1,6 +1,7 @@
 //! Whole frames: size prefix, header, then the body by schema or as raw bytes.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+use super::need::Need;
 use super::Codec;
 use super::decode::{Res, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker};
 use super::error::{DecodeError, ErrorKind};
@@ -58,7 +59,7 @@ const RAW_UNDECODED: &str = "not decoded: see the error";
 const RAW_AFTER_BODY: &str = "bytes after the body (brokers ignore them)";
 
 /// Decodes a request frame (starting at its 4-byte size prefix).
-pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8]) -> Message<'a> {
+pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) -> Message<'a> {
     let mut m = Message::new(Kind::Request);
     let start = peek_request_header(frame);
     m.api_key = start.map(|s| s.api_key);
@@ -67,6 +68,7 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8]) -> Message<'a> 
     m.name = api_name(codec, m.api_key);
     let (name, ty) = root_name(codec, m.api_key, info, Kind::Request);
     let mut w = Walker::new(frame, *codec);
+    w.lean = !need.is_all();
     w.open(
         frame,
         name,
@@ -97,13 +99,14 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8]) -> Message<'a> 
             "common request header",
             Role::Header,
         );
-        let (rest, ()) = w.fields(rest, &hs.fields, hv, hs.is_flexible(hv), TAGS_IN_HEADER)?;
+        let flex = hs.is_flexible(hv);
+        let (rest, ()) = w.fields(rest, &hs.fields, hv, flex, TAGS_IN_HEADER, None)?;
         w.close(rest);
         let api = m.api_key.zip(m.api_version);
         body(
             &mut w,
             rest,
-            codec,
+            (codec, need),
             Kind::Request,
             api,
             m.name,
@@ -130,6 +133,7 @@ pub(crate) fn decode_response<'a>(
     codec: &Codec,
     frame: &'a [u8],
     api: Option<(i16, i16)>,
+    need: &Need,
 ) -> Message<'a> {
     let mut m = Message::new(Kind::Response);
     m.api_key = api.map(|a| a.0);
@@ -138,6 +142,7 @@ pub(crate) fn decode_response<'a>(
     m.name = api_name(codec, m.api_key);
     let (name, ty) = root_name(codec, m.api_key, info, Kind::Response);
     let mut w = Walker::new(frame, *codec);
+    w.lean = !need.is_all();
     w.open(
         frame,
         name,
@@ -169,17 +174,18 @@ pub(crate) fn decode_response<'a>(
         );
         let Some(hv) = hv else {
             // Without the request, whether a tagged section follows is unknown: stop at correlation_id.
-            let (rest, ()) = w.fields(rest, &hs.fields, 0, false, TAGS_IN_HEADER)?;
+            let (rest, ()) = w.fields(rest, &hs.fields, 0, false, TAGS_IN_HEADER, None)?;
             w.close(rest);
             raw(&mut w, rest, RAW_NO_REQUEST);
             return Ok((end_of(rest), None));
         };
-        let (rest, ()) = w.fields(rest, &hs.fields, hv, hs.is_flexible(hv), TAGS_IN_HEADER)?;
+        let flex = hs.is_flexible(hv);
+        let (rest, ()) = w.fields(rest, &hs.fields, hv, flex, TAGS_IN_HEADER, None)?;
         w.close(rest);
         body(
             &mut w,
             rest,
-            codec,
+            (codec, need),
             Kind::Response,
             api,
             m.name,
@@ -256,7 +262,7 @@ fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], Deco
 fn body<'a>(
     w: &mut Walker<'a>,
     rest: &'a [u8],
-    codec: &Codec,
+    (codec, need): (&Codec, &Need),
     kind: Kind,
     api: Option<(i16, i16)>,
     name: Option<&'static str>,
@@ -292,7 +298,10 @@ fn body<'a>(
         "",
         Role::Body,
     );
-    let (after, ()) = w.fields(rest, &s.fields, v, s.is_flexible(v), TAGS_IN_STRUCT)?;
+    let flex = s.is_flexible(v);
+    let (after, ()) = need.with_plan(s, |plan| {
+        w.fields(rest, &s.fields, v, flex, TAGS_IN_STRUCT, plan)
+    })?;
     w.close(after);
     Ok((after, Some(idx)))
 }
@@ -323,6 +332,8 @@ fn finish<'a>(
     frame: &'a [u8],
     result: Res<'a, Option<usize>>,
 ) {
+    // An error may have struck in a field being skipped.
+    w.build = true;
     let end = end_of(frame);
     match result {
         Ok((after, body)) => {

@@ -16,6 +16,7 @@ mod encode;
 mod error;
 mod frame;
 mod load;
+mod need;
 mod redact;
 mod schema;
 mod tree;
@@ -25,6 +26,7 @@ pub use encode::{EncodeError, encode_request, encode_response};
 pub use error::{DecodeError, ErrorKind};
 pub use frame::Message;
 pub use load::{Def, Loaded, Schemas, Search, read_source, scan_source};
+pub use need::{Need, NeedPath};
 pub use schema::{Field, FieldType, MessageSchema, Prim, SchemaKind, Versions};
 pub use tree::{Node, Prefix, Role, Tree, Value};
 
@@ -48,6 +50,10 @@ pub struct Codec {
 
 static BUILTIN: LazyLock<&'static Schemas> = LazyLock::new(|| Schemas::builtin().leak());
 static INSTALLED: OnceLock<Codec> = OnceLock::new();
+/// Every node of every message.
+static ALL: Need = Need::all();
+/// The verdict only: what inference and resync check.
+static VERDICT: Need = Need::verdict();
 
 impl Codec {
     /// kwire's built-in schemas only (headers, Vote, FindCoordinator), secrets redacted.
@@ -67,11 +73,27 @@ impl Codec {
     }
 
     pub fn decode_request<'a>(&self, frame: &'a [u8]) -> Message<'a> {
-        frame::decode_request(self, frame)
+        frame::decode_request(self, frame, &ALL)
     }
 
     pub fn decode_response<'a>(&self, frame: &'a [u8], api: Option<(i16, i16)>) -> Message<'a> {
-        frame::decode_response(self, frame, api)
+        frame::decode_response(self, frame, api, &ALL)
+    }
+
+    /// Decodes a request, building of its body only what `need` asks for; the header,
+    /// error, warnings and trailing bytes are those of a full decode.
+    pub fn decode_request_with<'a>(&self, frame: &'a [u8], need: &Need) -> Message<'a> {
+        frame::decode_request(self, frame, need)
+    }
+
+    /// As [`Codec::decode_response`], building what `need` asks for.
+    pub fn decode_response_with<'a>(
+        &self,
+        frame: &'a [u8],
+        api: Option<(i16, i16)>,
+        need: &Need,
+    ) -> Message<'a> {
+        frame::decode_response(self, frame, api, need)
     }
 
     /// The one (API key, version) whose response schema decodes the whole frame
@@ -79,7 +101,8 @@ impl Codec {
     pub fn infer_response(&self, frame: &[u8]) -> Option<(i16, i16)> {
         let mut found = None;
         for c in self.schemas.response_candidates() {
-            let m = self.decode_response(frame, Some(c));
+            // Only the verdict matters here: nothing is built.
+            let m = self.decode_response_with(frame, Some(c), &VERDICT);
             if m.error.is_none() && m.body.is_some() && m.trailing == 0 {
                 if found.is_some() {
                     return None;
@@ -163,6 +186,20 @@ pub fn decode_request(frame: &[u8]) -> Message<'_> {
 /// of its request, when known; without it only the correlation id can be read.
 pub fn decode_response(frame: &[u8], api: Option<(i16, i16)>) -> Message<'_> {
     current().decode_response(frame, api)
+}
+
+/// Decodes a request frame with the process-wide codec, building what `need` asks for.
+pub fn decode_request_with<'a>(frame: &'a [u8], need: &Need) -> Message<'a> {
+    current().decode_request_with(frame, need)
+}
+
+/// Decodes a response frame with the process-wide codec, building what `need` asks for.
+pub fn decode_response_with<'a>(
+    frame: &'a [u8],
+    api: Option<(i16, i16)>,
+    need: &Need,
+) -> Message<'a> {
+    current().decode_response_with(frame, api, need)
 }
 
 /// The schemas kwire embeds, parsed once.

@@ -70,6 +70,11 @@ impl Columns {
         self.fields.iter().flat_map(|f| f.body_paths())
     }
 
+    /// What of a body the fields read: their paths.
+    pub fn need(&self) -> crate::codec::Need {
+        crate::codec::Need::header().with_paths(self.body_paths().map(super::need_path))
+    }
+
     pub fn needs_body(&self) -> bool {
         self.body_paths().next().is_some()
     }

@@ -171,6 +171,14 @@ impl BodyPath {
     }
 }
 
+/// The decoder's form of a body path (the same semantics).
+pub(crate) fn need_path(p: &BodyPath) -> crate::codec::NeedPath {
+    crate::codec::NeedPath {
+        segments: p.segments.clone(),
+        anchored: p.anchored,
+    }
+}
+
 impl std::fmt::Display for BodyPath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if !self.anchored {
@@ -283,6 +291,7 @@ pub struct Filter {
     paths: Vec<BodyPath>,
     needs_decode: bool,
     needs_summary: bool,
+    needs_errors: bool,
 }
 
 impl Filter {
@@ -297,6 +306,7 @@ impl Filter {
             paths: c.paths,
             needs_decode: c.needs_decode,
             needs_summary: c.needs_summary,
+            needs_errors: c.needs_errors,
         })
     }
 
@@ -329,6 +339,20 @@ impl Filter {
     /// Whether `Subject::summary` will be asked for (free text).
     pub fn needs_summary(&self) -> bool {
         self.needs_summary
+    }
+
+    /// What of a body the filter reads: the paths it names, every error code for
+    /// `error`, the summary line's fields for free text; nothing for a filter on header
+    /// fields, `warn` or `malformed` (the verdict is there whatever is decoded).
+    pub fn need(&self) -> crate::codec::Need {
+        let mut n = crate::codec::Need::header().with_paths(self.paths.iter().map(need_path));
+        if self.needs_errors {
+            n = n.with_error_codes();
+        }
+        if self.needs_summary {
+            n = n.union(&crate::apis::summary_need());
+        }
+        n
     }
 
     pub fn matches(&self, s: &dyn Subject) -> bool {

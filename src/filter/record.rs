@@ -48,7 +48,7 @@ impl Subject for Record<'_> {
             Header::Size => int(self.wire_size as i64),
             Header::RequestFrame => self.request_packet.map(|f| Value::Int(f as i64)),
             Header::LatencyUs => self.latency_ns.map(|ns| Value::Int(ns / 1000)),
-            Header::Tls => None,
+            Header::Tls => self.tls.as_ref().map(|t| Value::Str(t.version.into())),
             Header::SrcIp => Some(Value::Ip(self.src.ip())),
             Header::DstIp => Some(Value::Ip(self.dst.ip())),
             Header::SrcPort => int(self.src.port().into()),

@@ -1,6 +1,7 @@
 //! Printing messages to stdout as they complete (`kwire read` and `kwire live`).
 
 use super::{json, summary, tree};
+use crate::codec::Need;
 use crate::dissect::Record;
 use crate::filter::Columns;
 use crate::select::Selection;
@@ -47,13 +48,17 @@ pub struct Printer {
     color: bool,
     /// The inputs' paths when several are merged: NDJSON then names each message's file.
     files: Vec<String>,
+    /// What a record handed to `print` must have decoded (see [`Printer::need`]).
+    need: Need,
+    /// When choosing reads less than the format shows: the decode for the chosen ones.
+    full: Option<Need>,
 }
 
 impl Printer {
     /// Prints `format` to stdout, only what `select` keeps, at most `limit` messages;
     /// `line_flush` flushes after each one (live capture into a pipe).
     pub fn new(format: Format, select: Selection, limit: Option<u64>, line_flush: bool) -> Printer {
-        Printer {
+        let mut p = Printer {
             format,
             select,
             columns: None,
@@ -69,7 +74,38 @@ impl Printer {
             broken: false,
             color: false,
             files: Vec::new(),
-        }
+            need: Need::all(),
+            full: None,
+        };
+        p.plan();
+        p
+    }
+
+    /// What the records handed to [`Printer::print`] must have decoded: what the choice
+    /// of messages reads, and what the format shows when that is not every field (a
+    /// message the choice keeps is then decoded again in full for the tree and NDJSON,
+    /// so one it drops never is).
+    pub fn need(&self) -> Need {
+        self.need.clone()
+    }
+
+    fn plan(&mut self) {
+        let shows = match self.format {
+            Format::Summary => crate::apis::summary_need(),
+            Format::Tree | Format::Json => Need::all(),
+            Format::Fields => self
+                .columns
+                .as_ref()
+                .map_or_else(Need::header, |c| c.need()),
+        };
+        let chooses = self.select.need();
+        (self.need, self.full) = if shows.is_all() && !self.select.is_empty() {
+            (chooses, Some(shows))
+        } else if self.select.is_empty() {
+            (shows, None)
+        } else {
+            (chooses.union(&shows), None)
+        };
     }
 
     /// Colours summary lines (requests, responses, errors, warnings, slow latency); tree
@@ -95,6 +131,7 @@ impl Printer {
             let _ = writeln!(self.out.borrow_mut(), "{}", columns.header_line());
         }
         self.columns = Some(columns);
+        self.plan();
         self
     }
 
@@ -106,6 +143,14 @@ impl Printer {
         if !self.select.matches(r) {
             return ControlFlow::Continue(());
         }
+        let whole;
+        let r = match &self.full {
+            Some(need) => {
+                whole = r.redecoded(need);
+                &whole
+            }
+            None => r,
+        };
         // Text views write into `line`, NDJSON into `buf`; both are reused.
         self.buf.clear();
         self.line.clear();

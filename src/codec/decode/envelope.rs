@@ -54,12 +54,14 @@ impl<'a> Walker<'a> {
             Kind::Response => self.codec.schemas.response_candidates().collect(),
         };
         self.in_envelope = true;
+        let built = self.build;
         let mut fits = None;
         let mut several = false;
         for &api in &apis {
             let m = self.mark();
             let ok = self.inner_message(data, kind, api);
             self.undo(&m);
+            self.build = built;
             if ok {
                 several = fits.is_some();
                 fits = Some(api);
@@ -71,6 +73,7 @@ impl<'a> Walker<'a> {
         if let (Some(api), false) = (fits, several) {
             self.inner_message(data, kind, api);
         }
+        self.build = built;
         self.in_envelope = false;
     }
 
@@ -119,12 +122,24 @@ impl<'a> Walker<'a> {
         }
         let result = (|| -> Res<'a, ()> {
             self.open(data, "header", None, &hs.name, Value::None, "", Role::Field);
-            let (rest, ()) =
-                self.fields(data, &hs.fields, hv, hs.is_flexible(hv), TAGS_IN_HEADER)?;
+            let (rest, ()) = self.fields(
+                data,
+                &hs.fields,
+                hv,
+                hs.is_flexible(hv),
+                TAGS_IN_HEADER,
+                None,
+            )?;
             self.close(rest);
             self.open(rest, "body", None, &body.name, Value::None, "", Role::Field);
-            let (rest, ()) =
-                self.fields(rest, &body.fields, v, body.is_flexible(v), TAGS_IN_STRUCT)?;
+            let (rest, ()) = self.fields(
+                rest,
+                &body.fields,
+                v,
+                body.is_flexible(v),
+                TAGS_IN_STRUCT,
+                None,
+            )?;
             self.close(rest);
             Ok((rest, ()))
         })();

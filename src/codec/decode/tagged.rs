@@ -11,6 +11,7 @@ impl<'a> Walker<'a> {
         fields: &'static [Field],
         version: i16,
         about: &'static str,
+        plan: Plan<'_>,
     ) -> Res<'a, ()> {
         let (mut rest, count) = self.uvarint(i)?;
         if count == 0 {
@@ -37,6 +38,13 @@ impl<'a> Walker<'a> {
                 },
             ));
         }
+        // A section none of whose fields is wanted is checked and not built.
+        let built = self.build;
+        self.build &= plan.is_none_or(|p| {
+            fields.iter().zip(p).any(|(f, a)| {
+                *a != Act::Skip && f.is_tagged_at(version) && f.versions.contains(version)
+            })
+        });
         self.open(
             i,
             "tagged_fields",
@@ -62,11 +70,14 @@ impl<'a> Walker<'a> {
             let (r, tag) = self.uvarint(rest)?;
             let (r2, size) = self.uvarint(r)?;
             let (after, data) = self.take(r2, size as usize)?;
-            let known = fields.iter().find(|f| {
+            let known = fields.iter().enumerate().find(|(_, f)| {
                 f.tag == Some(tag) && f.is_tagged_at(version) && f.versions.contains(version)
             });
             match known {
-                Some(f) => {
+                Some((k, f)) => {
+                    let act = act_at(plan, k);
+                    let outer = self.build;
+                    self.build &= *act != Act::Skip;
                     self.open(
                         start,
                         &f.name,
@@ -99,12 +110,13 @@ impl<'a> Walker<'a> {
                         Role::TagMeta,
                     );
                     self.push_path(&f.name);
-                    let (left, ()) = self.field(data, f, version, true)?;
+                    let (left, ()) = self.field_as(data, f, version, true, act)?;
                     if !left.is_empty() {
                         return Err(self.err(left, ErrorKind::TrailingBytes(left.len() as u64)));
                     }
                     self.pop_path();
                     self.close(after);
+                    self.build = outer;
                 }
                 None => self.leaf(
                     start,
@@ -121,6 +133,7 @@ impl<'a> Walker<'a> {
             rest = after;
         }
         self.close(rest);
+        self.build = built;
         Ok((rest, ()))
     }
 }

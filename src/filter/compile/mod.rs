@@ -233,6 +233,8 @@ pub(super) struct Compiler<'a> {
     pub paths: Vec<BodyPath>,
     pub needs_decode: bool,
     pub needs_summary: bool,
+    /// The `error` shorthand: every error code in the body is read.
+    pub needs_errors: bool,
 }
 
 fn is_ident(s: &str) -> bool {
@@ -255,6 +257,7 @@ impl<'a> Compiler<'a> {
             paths: Vec::new(),
             needs_decode: false,
             needs_summary: false,
+            needs_errors: false,
         }
     }
 
@@ -315,6 +318,7 @@ impl<'a> Compiler<'a> {
 
     fn flag(&mut self, f: Flag) -> Node {
         self.needs_decode = true;
+        self.needs_errors |= f == Flag::Error;
         Node::Flag(f)
     }
 
