@@ -229,7 +229,8 @@ pub(super) fn run(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (R
     let skip = AtomicBool::new(false);
     let skip = &skip;
     let cfg = &cfg;
-    std::thread::scope(|s| {
+    // The channels move in, so a panic here drops them and the front's thread ends.
+    std::thread::scope(move |s| {
         let worker = std::thread::Builder::new()
             .name("kwire-front".into())
             .spawn_scoped(s, move || front_thread(cfg, packets, frames_tx, spare, used_tx, skip));
