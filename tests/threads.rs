@@ -234,3 +234,111 @@ fn merged_inputs_are_the_same_on_two_threads() {
     assert!(one.stdout == two.stdout, "merged: stdout differs");
     assert_eq!(one.stderr, two.stderr);
 }
+
+/// A delivered message: its packet, kind, and API key and version.
+type Seen1 = (u64, &'static str, Option<(i16, i16)>);
+
+/// What the hooks saw: each message's packet and kind, and the calls around them.
+#[derive(Default)]
+struct Seen {
+    messages: Vec<Seen1>,
+    packets: u64,
+    polls: u64,
+    /// Stop after this many messages, or at this many polls.
+    stop_after: Option<usize>,
+    stop_at_poll: Option<u64>,
+}
+
+impl kwire::Hooks for Seen {
+    fn message(&mut self, r: &kwire::Record<'_>) -> std::ops::ControlFlow<()> {
+        self.messages.push((r.packet, r.msg.kind.as_str(), r.api));
+        if self.stop_after.is_some_and(|n| self.messages.len() >= n) {
+            return std::ops::ControlFlow::Break(());
+        }
+        std::ops::ControlFlow::Continue(())
+    }
+
+    fn poll(&mut self, _source: &mut kwire::Source) -> std::ops::ControlFlow<()> {
+        self.polls += 1;
+        if self.stop_at_poll.is_some_and(|n| self.polls >= n) {
+            return std::ops::ControlFlow::Break(());
+        }
+        std::ops::ControlFlow::Continue(())
+    }
+
+    fn packet(&mut self, number: u64, _p: &kwire::Packet<'_>) {
+        // Numbered from 1, in order, once each.
+        assert_eq!(number, self.packets + 1);
+        self.packets = number;
+    }
+}
+
+fn run_lib(path: &Path, threads: usize, mut seen: Seen) -> (Seen, kwire::RunStats, u64) {
+    let mut source = kwire::Source::open_file(path).expect("open");
+    let cfg = kwire::Config {
+        threads,
+        ..kwire::Config::default()
+    };
+    let (stats, end) = kwire::run_with(&mut source, cfg, &mut seen);
+    assert!(matches!(end, kwire::End::Complete), "{end:?}");
+    (seen, stats, source.packets_read())
+}
+
+/// The library's run on two threads: the same messages and counters, the same hook calls,
+/// and a sink's stop ends the reading soon after (a few batches at most).
+#[test]
+fn hooks_see_the_same_on_two_threads() {
+    let packets = capture();
+    let total = packets.len() as u64;
+    let file = pcap_packets(Link::Ethernet, &packets);
+    let (one, s1, read1) = run_lib(file.path(), 1, Seen::default());
+    let (two, s2, read2) = run_lib(file.path(), 2, Seen::default());
+    assert_eq!(one.messages, two.messages);
+    assert_eq!(
+        (one.packets, two.packets, read1, read2),
+        (total, total, total, total)
+    );
+    let kafka = |s: &kwire::RunStats| {
+        let k = &s.kafka;
+        let counts = (
+            k.requests,
+            k.responses,
+            k.paired,
+            k.gaps,
+            k.resyncs,
+            k.desyncs,
+        );
+        (counts, k.unanswered.clone(), k.unanswered_packets.clone())
+    };
+    assert_eq!(kafka(&s1), kafka(&s2));
+    assert_eq!(s1.messages, s2.messages);
+    assert_eq!(s1.packets, s2.packets);
+    assert_eq!(kwire::report_text(&s1), kwire::report_text(&s2));
+    let all = one.messages;
+
+    // A sink that stops: exactly as many messages, and the reading stops soon after.
+    let stop = |n| Seen {
+        stop_after: Some(n),
+        ..Seen::default()
+    };
+    let (one, _, _) = run_lib(file.path(), 1, stop(1000));
+    let (two, s2, read2) = run_lib(file.path(), 2, stop(1000));
+    assert_eq!(one.messages, two.messages);
+    assert_eq!(s2.messages.values().sum::<u64>(), 1000);
+    let last = two.messages.last().map_or(0, |m| m.0);
+    // Four batches in flight and one being filled, of at most 1024 packets each.
+    assert!(
+        read2 <= last + 5 * 1024,
+        "read {read2} packets, stop at {last}"
+    );
+
+    // A poll that stops: what was delivered is the start of the whole run's messages.
+    let at_poll = Seen {
+        stop_at_poll: Some(20_000),
+        ..Seen::default()
+    };
+    let (two, _, read2) = run_lib(file.path(), 2, at_poll);
+    assert!(read2 < total);
+    assert!(!two.messages.is_empty() && two.messages.len() < all.len());
+    assert_eq!(two.messages[..], all[..two.messages.len()]);
+}
