@@ -521,7 +521,7 @@ pub fn run(
 
 /// The one read loop: the CLI's `read`, `live` and `stats` and the TUI's loader all run on it.
 /// With [`Config::threads`] above 1, the stages before decoding run on a second thread
-/// (see [`threaded`]); the hooks always run on the caller's thread, and see the same calls
+/// (`pipeline/threaded.rs`); the hooks always run on the caller's thread, and see the same calls
 /// in the same order.
 pub fn run_with(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (RunStats, End) {
     if cfg.threads > 1 {
