@@ -4,7 +4,7 @@
 # and kwire's CPU. A benchmark, not a test: run it by hand, as root.
 #
 # usage: scripts/bench-live.sh [RATE ...]   (messages/s; default 10000 50000 100000)
-#   DURATION=10 seconds per rate.
+#   DURATION=10 seconds per rate; KWIRE_ARGS="--threads 1" passes options to kwire live.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +28,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 printf '%10s %12s %12s %10s %8s\n' "rate/s" "sent msgs" "decoded" "kern drops" "kwire CPU"
 for rate in "${rates[@]}"; do
   port=$(free_port)
-  "$kwire" live -i lo -f "tcp port $port" --port "$port" --format json >/dev/null 2>"$log" &
+  "$kwire" live ${KWIRE_ARGS:-} -i lo -f "tcp port $port" --port "$port" --format json >/dev/null 2>"$log" &
   kpid=$!
   for _ in $(seq 100); do grep -q "capturing on" "$log" && break; sleep 0.1; done
   before=$(cpu_ticks "$kpid")

@@ -58,6 +58,16 @@ struct LiveArgs {
     /// Kernel capture buffer.
     #[arg(long, default_value = "64M", value_parser = parse_size)]
     kernel_buffer: usize,
+    /// Bytes kept of each packet; a longer packet's tail is lost (a gap).
+    #[arg(long, default_value_t = 262_144, value_name = "BYTES")]
+    snaplen: i32,
+    /// Have the kernel hand over each packet at once, rather than in blocks at most
+    /// --latency apart: lower latency, but at high rates the kernel drops packets.
+    #[arg(long)]
+    immediate: bool,
+    /// Without --immediate, the longest a packet waits in the kernel, in milliseconds.
+    #[arg(long, default_value_t = 50, value_name = "MS")]
+    latency: u64,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -210,6 +220,11 @@ struct Common {
     /// "<redacted N bytes>".
     #[arg(long)]
     show_secrets: bool,
+    /// Threads to use: 1 runs everything on one; 2 reads, reassembles and frames on one
+    /// and decodes and prints on the other (more uses 2). Default: 2 when the machine has
+    /// 2 cores or more, else 1.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
     #[command(flatten)]
     limits: Limits,
 }
@@ -225,6 +240,10 @@ impl Common {
     fn config(&self, live: bool) -> Config {
         let mut c = self.limits.config(&self.port, live);
         c.keys = kwire::KeyConfig::from_flag_or_env(self.tls_keylog.clone(), live);
+        c.threads = self.threads.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get().min(2)),
+            usize::from,
+        );
         c
     }
 }

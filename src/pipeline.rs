@@ -21,6 +21,8 @@ use crate::topics::{TopicNames, TopicNamesConfig, TopicNamesStats};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
+mod threaded;
+
 /// Everything counted in a run, for the end-of-run report.
 #[derive(Clone, Debug, Default)]
 pub struct RunStats {
@@ -42,8 +44,11 @@ pub struct RunStats {
 }
 
 /// Limits for every stage.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Config {
+    /// Threads a run uses: 1 runs every stage on the caller's thread; 2 (or more) runs IP,
+    /// TCP, TLS and Kafka framing on a second one (see [`run_with`]).
+    pub threads: usize,
     pub defrag: DefragConfig,
     pub tcp: TcpConfig,
     pub kafka: KafkaConfig,
@@ -120,10 +125,25 @@ impl Limits {
     }
 }
 
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            threads: 1,
+            defrag: DefragConfig::default(),
+            tcp: TcpConfig::default(),
+            kafka: KafkaConfig::default(),
+            topics: TopicNamesConfig::default(),
+            tls: LayerConfig::default(),
+            keys: KeyConfig::default(),
+        }
+    }
+}
+
 fn config(port: &[u16], l: &Limits, live: bool) -> Config {
     let mut ports = KafkaConfig::default().ports;
     ports.extend(port);
     Config {
+        threads: 1,
         tcp: TcpConfig {
             max_buffered_per_direction: l.max_buffer,
             max_buffered_total: l.max_buffer_total,
@@ -164,16 +184,33 @@ pub enum End {
 
 /// Holds the stages' state between packets, so a file and a live capture run the same way.
 pub struct Pipeline {
+    front: Front,
+    back: Back,
+}
+
+/// Stages 2 to 4 (IP, TCP, TLS, Kafka framing and pairing): packets in, finished Kafka
+/// frames out. In a threaded run it runs on its own thread (see [`threaded`]).
+struct Front {
     reasm: Reassembler,
     tls: TlsLayer,
     sessions: Sessions,
     net: Decoder,
-    stats: RunStats,
-    /// Topic id → name, learned in message order (see [`crate::topics`]).
-    names: TopicNames,
+    packets: u64,
     first_ts_ns: Option<i64>,
     last: (u64, i64),
     last_file: u32,
+}
+
+/// Where the front hands each finished frame: the frame, what carried it, and the
+/// capture's first timestamp (for relative times).
+type Emit<'e> = &'e mut dyn FnMut(&KafkaMessage<'_>, Carried, i64);
+
+/// Stage 5 on: [`deliver`] (dissect, topic names, counters) and the caller's sink, on the
+/// caller's thread.
+struct Back {
+    stats: RunStats,
+    /// Topic id → name, learned in message order (see [`crate::topics`]).
+    names: TopicNames,
     stopped: bool,
     /// What the sink reads of each body (see [`Hooks::need`]).
     need: Need,
@@ -191,61 +228,38 @@ fn schema_confirm() -> Confirm {
     })
 }
 
-impl Pipeline {
-    pub fn new(cfg: Config) -> Self {
+impl Front {
+    fn new(cfg: &Config) -> Self {
         // An unreadable key log was reported by the caller; the run goes on without it.
         let keys = cfg.keys.open().unwrap_or_else(|_| crate::tls::Keys::none());
-        Pipeline {
-            reasm: Reassembler::new(cfg.tcp),
-            tls: TlsLayer::new(cfg.tls, Box::new(keys)),
+        Front {
+            reasm: Reassembler::new(cfg.tcp.clone()),
+            tls: TlsLayer::new(cfg.tls.clone(), Box::new(keys)),
             sessions: {
-                let mut s = Sessions::new(cfg.kafka);
+                let mut s = Sessions::new(cfg.kafka.clone());
                 s.set_confirm(schema_confirm());
                 s
             },
-            net: Decoder::new(cfg.defrag),
-            stats: RunStats::default(),
-            names: TopicNames::new(cfg.topics),
+            net: Decoder::new(cfg.defrag.clone()),
+            packets: 0,
             first_ts_ns: None,
             last: (0, 0),
             last_file: 0,
-            stopped: false,
-            need: Need::all(),
         }
     }
 
-    /// Builds of each body only what `need` asks for; records handed to the sink have
-    /// that and the verdict of a full decode (the default is everything).
-    pub fn set_need(&mut self, need: Need) {
-        self.need = need;
-    }
-
-    /// Whether the sink asked to stop.
-    pub fn stopped(&self) -> bool {
-        self.stopped
-    }
-
-    /// Feeds one packet (numbered from 1); finished records go to `sink`.
-    pub fn packet(
-        &mut self,
-        number: u64,
-        p: &Packet<'_>,
-        sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>,
-    ) {
+    /// Feeds one packet (numbered from 1); finished frames go to `out`.
+    fn packet(&mut self, number: u64, p: &Packet<'_>, out: Emit<'_>) {
         let ts = p.ts_ns();
         let first = *self.first_ts_ns.get_or_insert(ts);
-        self.stats.packets += 1;
+        self.packets += 1;
         self.last = (number, ts);
         self.last_file = p.file;
-        let Pipeline {
+        let Front {
             reasm,
             tls,
             sessions,
-            stats,
-            names,
-            stopped,
             net,
-            need,
             ..
         } = self;
         let Some(seg) = net.decode(p.linktype, p.data, p.origlen, ts) else {
@@ -263,35 +277,22 @@ impl Pipeline {
             tls.on_event(at.packet, at.ts_ns, ev, &mut |ev, view| {
                 let at = stamp(&ev, at);
                 sessions.on_event(at.packet, at.ts_ns, ev, &mut |f| {
-                    deliver(
-                        f,
-                        Carried {
-                            view,
-                            file: at.file,
-                        },
-                        first,
-                        (stats, names, &*need),
-                        stopped,
-                        sink,
-                    )
+                    let tls = view.and_then(|v| tls_tag(f, v));
+                    out(f, Carried { tls, file: at.file }, first);
                 });
             });
         });
     }
 
-    /// Ends the run: flushes every connection and returns the counters.
-    pub fn finish(mut self, sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>) -> RunStats {
+    /// Flushes every connection into `out` and returns the stages' counters.
+    fn finish(mut self, out: Emit<'_>) -> RunStats {
         let (number, ts) = self.last;
         let file = self.last_file;
         let first = self.first_ts_ns.unwrap_or(ts);
-        let Pipeline {
+        let Front {
             reasm,
             tls,
             sessions,
-            stats,
-            names,
-            stopped,
-            need,
             ..
         } = &mut self;
         reasm.finish(&mut |ev| {
@@ -306,42 +307,105 @@ impl Pipeline {
             tls.on_event(at.packet, at.ts_ns, ev, &mut |ev, view| {
                 let at = stamp(&ev, at);
                 sessions.on_event(at.packet, at.ts_ns, ev, &mut |f| {
-                    deliver(
-                        f,
-                        Carried {
-                            view,
-                            file: at.file,
-                        },
-                        first,
-                        (stats, names, &*need),
-                        stopped,
-                        sink,
-                    )
+                    let tls = view.and_then(|v| tls_tag(f, v));
+                    out(f, Carried { tls, file: at.file }, first);
                 });
             });
         });
         sessions.finish(number, ts, &mut |f| {
-            deliver(
-                f,
-                Carried { view: None, file },
-                first,
-                (stats, names, &*need),
-                stopped,
-                sink,
-            )
+            out(f, Carried { tls: None, file }, first);
         });
-        self.stats.topics = self.names.stats();
         self.net.finish();
-        self.stats.net = self.net.stats.clone();
-        self.stats.tcp = self.reasm.stats().clone();
-        self.stats.kafka = self.sessions.stats().clone();
-        self.stats.tls = self.tls.stats();
-        self.stats
+        RunStats {
+            packets: self.packets,
+            net: self.net.stats.clone(),
+            tcp: self.reasm.stats().clone(),
+            kafka: self.sessions.stats().clone(),
+            tls: self.tls.stats(),
+            ..RunStats::default()
+        }
+    }
+}
+
+impl Back {
+    fn new(cfg: &Config) -> Self {
+        Back {
+            stats: RunStats::default(),
+            names: TopicNames::new(cfg.topics),
+            stopped: false,
+            need: Need::all(),
+        }
+    }
+
+    /// The front's counters with this side's (messages and topic names).
+    fn finish(self, front: RunStats) -> RunStats {
+        RunStats {
+            messages: self.stats.messages,
+            inferred: self.stats.inferred,
+            malformed: self.stats.malformed,
+            warned: self.stats.warned,
+            topics: self.names.stats(),
+            ..front
+        }
+    }
+}
+
+impl Pipeline {
+    pub fn new(cfg: Config) -> Self {
+        Pipeline {
+            front: Front::new(&cfg),
+            back: Back::new(&cfg),
+        }
+    }
+
+    /// Builds of each body only what `need` asks for; records handed to the sink have
+    /// that and the verdict of a full decode (the default is everything).
+    pub fn set_need(&mut self, need: Need) {
+        self.back.need = need;
+    }
+
+    /// Whether the sink asked to stop.
+    pub fn stopped(&self) -> bool {
+        self.back.stopped
+    }
+
+    /// Feeds one packet (numbered from 1); finished records go to `sink`.
+    pub fn packet(
+        &mut self,
+        number: u64,
+        p: &Packet<'_>,
+        sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>,
+    ) {
+        let Pipeline { front, back } = self;
+        front.packet(number, p, &mut |f, carried, first| {
+            let Back {
+                stats,
+                names,
+                stopped,
+                need,
+            } = &mut *back;
+            deliver(f, carried, first, (stats, names, &*need), stopped, sink);
+        });
+    }
+
+    /// Ends the run: flushes every connection and returns the counters.
+    pub fn finish(self, sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>) -> RunStats {
+        let Pipeline { front, mut back } = self;
+        let front = front.finish(&mut |f, carried, first| {
+            let Back {
+                stats,
+                names,
+                stopped,
+                need,
+            } = &mut back;
+            deliver(f, carried, first, (stats, names, &*need), stopped, sink);
+        });
+        back.finish(front)
     }
 
     /// TLS counters so far (connections still open included).
     pub fn tls_stats(&self) -> TlsStats {
-        self.tls.stats()
+        self.front.tls.stats()
     }
 }
 
@@ -394,14 +458,14 @@ fn stamp(ev: &StreamEvent<'_>, at: Stamp) -> Stamp {
 }
 
 /// What carried a message besides TCP: the input file, and TLS when decrypted.
-struct Carried<'v, 't> {
-    view: Option<&'v TlsView<'t>>,
+struct Carried {
+    tls: Option<TlsTag>,
     file: u32,
 }
 
 fn deliver(
     f: &KafkaMessage<'_>,
-    carried: Carried<'_, '_>,
+    carried: Carried,
     first: i64,
     (stats, names, need): (&mut RunStats, &mut TopicNames, &Need),
     stopped: &mut bool,
@@ -416,7 +480,7 @@ fn deliver(
     // Names known before this message; then what it teaches, for the messages after it.
     r.topic_names = names.names_for(&r.msg);
     names.learn(&r.msg);
-    r.tls = carried.view.and_then(|v| tls_tag(f, v));
+    r.tls = carried.tls;
     let name = r
         .msg
         .api_key
@@ -474,14 +538,26 @@ pub fn run(
 }
 
 /// The one read loop: the CLI's `read`, `live` and `stats` and the TUI's loader all run on it.
+/// With [`Config::threads`] above 1, the stages before decoding run on a second thread
+/// (`pipeline/threaded.rs`); the hooks always run on the caller's thread, and see the same calls
+/// in the same order.
 pub fn run_with(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (RunStats, End) {
+    if cfg.threads > 1 {
+        threaded::run(source, cfg, hooks)
+    } else {
+        run_single(source, cfg, hooks)
+    }
+}
+
+/// Every stage on the caller's thread, one packet at a time.
+fn run_single(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (RunStats, End) {
     let mut pipe = Pipeline::new(cfg);
     pipe.set_need(hooks.need());
     let mut end = End::Complete;
     let mut number = 0u64;
     while !pipe.stopped() {
         if hooks.poll(source).is_break() {
-            pipe.stopped = true;
+            pipe.back.stopped = true;
             break;
         }
         match source.next_packet() {

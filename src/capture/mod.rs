@@ -126,6 +126,13 @@ pub struct LiveOptions {
     pub snaplen: i32,
     /// Kernel buffer in bytes: bursts beyond it are dropped by the kernel.
     pub buffer_size: i32,
+    /// Hand each packet over as it arrives. On Linux this costs a slot of about the
+    /// snaplen (or the MTU) per packet, so the buffer holds few small packets and high
+    /// rates are dropped; off, packets are packed into blocks handed over when full or
+    /// after `latency`.
+    pub immediate: bool,
+    /// Without `immediate`: the longest a packet waits in the kernel before kwire sees it.
+    pub latency: Duration,
     pub promisc: bool,
     /// Also write every captured packet to this pcap file.
     pub write: Option<std::path::PathBuf>,
@@ -138,6 +145,8 @@ impl LiveOptions {
             filter: "tcp".to_string(),
             snaplen: 262_144,
             buffer_size: 64 << 20,
+            immediate: false,
+            latency: Duration::from_millis(50),
             promisc: true,
             write: None,
         }
@@ -170,6 +179,8 @@ pub struct Source {
     stop: Option<Arc<AtomicBool>>,
     /// Live only: the capture ends at this instant.
     deadline: Option<Instant>,
+    /// Live only: the last read found nothing, so the next one polls first.
+    drained: bool,
 }
 
 /// A file goes through our reader; a live handle is non-blocking and polled,
@@ -180,18 +191,28 @@ enum Cap {
     Live(Capture<Active>),
 }
 
-fn live_next(c: &mut Capture<Active>) -> Result<pcap::Packet<'_>, pcap::Error> {
-    // Wait for the descriptor (bounded) so an idle capture still hands back control.
-    let ready = {
-        let mut fds = [PollFd::new(c.as_fd(), PollFlags::POLLIN)];
-        poll(&mut fds, PollTimeout::from(LIVE_POLL.as_millis() as u16))
-    };
-    match ready {
-        Ok(0) => Err(pcap::Error::TimeoutExpired),
-        // A signal (Ctrl-C) interrupts poll: report idle so the stop flag is seen.
-        Err(nix::errno::Errno::EINTR) => Err(pcap::Error::TimeoutExpired),
-        _ => c.next_packet(),
+/// The next packet libpcap holds. Only when the last read found none (`drained`) is the
+/// descriptor polled first, for at most `wait`, so a busy capture reads back to back and an
+/// idle one still hands back control.
+fn live_next(
+    c: &mut Capture<Active>,
+    drained: bool,
+    wait: Duration,
+) -> Result<pcap::Packet<'_>, pcap::Error> {
+    if drained {
+        let ready = {
+            let mut fds = [PollFd::new(c.as_fd(), PollFlags::POLLIN)];
+            let ms = u16::try_from(wait.as_millis()).unwrap_or(u16::MAX);
+            poll(&mut fds, PollTimeout::from(ms))
+        };
+        match ready {
+            Ok(0) => return Err(pcap::Error::TimeoutExpired),
+            // A signal (Ctrl-C) interrupts poll: report idle so the stop flag is seen.
+            Err(nix::errno::Errno::EINTR) => return Err(pcap::Error::TimeoutExpired),
+            _ => {}
+        }
     }
+    c.next_packet()
 }
 
 impl std::fmt::Debug for Source {
@@ -256,6 +277,7 @@ impl Source {
             savefile: None,
             stop: None,
             deadline: None,
+            drained: true,
         }
     }
 
@@ -284,8 +306,13 @@ impl Source {
             .promisc(opts.promisc)
             .snaplen(opts.snaplen)
             .buffer_size(opts.buffer_size)
-            .timeout(LIVE_POLL.as_millis() as i32)
-            .immediate_mode(true)
+            .timeout(if opts.immediate {
+                LIVE_POLL.as_millis() as i32
+            } else {
+                // 0 would mean "wait until a block fills".
+                i32::try_from(opts.latency.as_millis()).unwrap_or(i32::MAX).max(1)
+            })
+            .immediate_mode(opts.immediate)
             .precision(Precision::Nano)
             .open()
             .map_err(classify)?
@@ -312,6 +339,7 @@ impl Source {
             savefile,
             stop: None,
             deadline: None,
+            drained: true,
         })
     }
 
@@ -406,10 +434,21 @@ impl Source {
         self.count
     }
 
-    /// The next packet, `None` at the end. After an error, returns `None`.
+    /// The next packet, `None` at the end. After an error, returns `None`. Live, it waits
+    /// up to 100 ms for one, else returns [`CaptureError::Idle`].
+    pub fn next_packet(&mut self) -> Option<Result<Packet<'_>, CaptureError>> {
+        self.next_packet_within(LIVE_POLL)
+    }
+
+    /// As [`Source::next_packet`], waiting at most `wait` for a live packet (a file never
+    /// waits). What libpcap holds is read back to back; [`CaptureError::Idle`] says there
+    /// is nothing more for now.
     // time_t and suseconds_t are not i64 on every platform.
     #[allow(clippy::useless_conversion)]
-    pub fn next_packet(&mut self) -> Option<Result<Packet<'_>, CaptureError>> {
+    pub fn next_packet_within(
+        &mut self,
+        wait: Duration,
+    ) -> Option<Result<Packet<'_>, CaptureError>> {
         if self.done {
             return None;
         }
@@ -421,6 +460,7 @@ impl Source {
             linktype,
             stop,
             deadline,
+            drained,
         } = self;
         let c = match cap {
             Cap::File(r) => {
@@ -449,9 +489,13 @@ impl Source {
             *done = true;
             return None;
         }
-        match live_next(c) {
-            Err(pcap::Error::TimeoutExpired) => Some(Err(CaptureError::Idle)),
+        match live_next(c, *drained, wait) {
+            Err(pcap::Error::TimeoutExpired) => {
+                *drained = true;
+                Some(Err(CaptureError::Idle))
+            }
             Ok(p) => {
+                *drained = false;
                 if let Some(f) = savefile {
                     f.write(&p);
                 }

@@ -61,6 +61,9 @@ pub(crate) fn live(args: &LiveArgs) -> ExitCode {
     opts.filter.clone_from(&args.bpf);
     opts.write.clone_from(&args.write);
     opts.buffer_size = i32::try_from(args.kernel_buffer).unwrap_or(i32::MAX);
+    opts.snaplen = args.snaplen.max(1);
+    opts.immediate = args.immediate;
+    opts.latency = Duration::from_millis(args.latency);
     let mut source = match Source::open_live(&opts) {
         Ok(s) => s,
         Err(e) => return open_failed(&args.iface, e),
