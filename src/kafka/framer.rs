@@ -21,8 +21,8 @@ pub(super) struct Mark {
     /// Stream offsets of its first byte and just past its last.
     pub(super) start: u64,
     pub(super) end: u64,
-    frame: u64,
-    ts_ns: i64,
+    pub(super) frame: u64,
+    pub(super) ts_ns: i64,
 }
 
 /// Where a direction's framing stands.
@@ -49,17 +49,19 @@ pub(super) enum State {
 pub(super) struct Limits {
     pub(super) max_frame: u32,
     pub(super) max_buffered: usize,
-    oversized_head: usize,
+    pub(super) oversized_head: usize,
+    /// Bytes a server's first frame is held while the client's side is silent.
+    detect_window: usize,
 }
 
 /// One direction's framing state.
 #[derive(Debug)]
 pub(super) struct Framer {
-    conn: ConnId,
+    pub(super) conn: ConnId,
     /// Requests flow from the client, responses to it.
     pub(super) kind: Kind,
-    src: SocketAddr,
-    dst: SocketAddr,
+    pub(super) src: SocketAddr,
+    pub(super) dst: SocketAddr,
     pub(super) limits: Limits,
     /// The partial frame (or, skipping, its head; hunting, a tail).
     pub(super) buf: Vec<u8>,
@@ -96,6 +98,7 @@ impl Framer {
             max_frame: cfg.max_frame,
             max_buffered: cfg.max_buffered_per_direction,
             oversized_head: cfg.oversized_head,
+            detect_window: cfg.detect_window,
         };
         let make = |dir: Dir, src, dst| {
             let kind = if dir == client {
@@ -187,7 +190,11 @@ impl Framer {
     ) {
         let end = self.seen + data.len() as u64;
         self.seen = end;
-        if !data.is_empty() && (matches!(self.state, State::Hunting(_)) || !self.marks.is_empty()) {
+        if !data.is_empty()
+            && (matches!(self.state, State::Hunting(_))
+                || !self.marks.is_empty()
+                || self.first_waits())
+        {
             self.marks.push_back(Mark {
                 start: end - data.len() as u64,
                 end,
@@ -253,6 +260,9 @@ impl Framer {
                 let rest_start = end - (view.len() - pos) as u64;
                 match self.hunt_step(rest, rest_start, pairing, stats) {
                     Hunted::Found(at) => {
+                        // What was passed over just before it may confirm, or be
+                        // confirmed by, the other direction's.
+                        pairing.match_tentative(stats, out);
                         pos += at;
                         continue;
                     }
@@ -392,10 +402,19 @@ impl Framer {
         match self.kind {
             Kind::Request => request_shape(rest, self.limits.max_frame, VERSION_SLACK),
             // An answer to a pending request, or a server once its client sent any
-            // request (one cut or too large to keep leaves nothing pending).
+            // request (one cut or too large to keep leaves nothing pending). Until
+            // the client's side says something (a request, or bytes lost: its
+            // first request may be in them), the answer is held, within the
+            // detection window.
             Kind::Response => {
                 let corr = i32::from_be_bytes(rest.get(4..8)?.try_into().ok()?);
-                Some(pairing.api_of(corr).is_some() || pairing.seen() > 0)
+                if pairing.api_of(corr).is_some() || pairing.seen() > 0 {
+                    Some(true)
+                } else if rest.len() <= self.limits.detect_window {
+                    None
+                } else {
+                    Some(false)
+                }
             }
         }
     }
@@ -474,6 +493,12 @@ impl Framer {
         if self.kind == Kind::Response {
             self.check_first = false;
         }
+    }
+
+    /// A server's first bytes are held until its client's side says whether
+    /// they answer something (see `first_plausible`).
+    pub(super) fn first_waits(&self) -> bool {
+        self.kind == Kind::Response && self.check_first && self.state == State::Framing
     }
 
     /// Drops the bytes held (at a hole or the overall cap); returns how many.
@@ -574,6 +599,20 @@ impl Framer {
             return;
         }
         if self.buf.is_empty() {
+            return;
+        }
+        if self.first_waits() && pairing.seen() > 0 {
+            // The client's last bytes were a request: the held answers can be framed.
+            self.feed(&[], frame, ts_ns, pairing, stats, out);
+        }
+        if self.buf.is_empty() {
+            return;
+        }
+        if self.first_waits() && pairing.seen() == 0 {
+            // A server's first bytes that nothing showed to be an answer.
+            stats.desyncs += 1;
+            stats.skipped_bytes += self.buf.len() as u64;
+            self.buf.clear();
             return;
         }
         let buf = std::mem::take(&mut self.buf);

@@ -131,6 +131,11 @@ pub struct KafkaStats {
     pub unanswered: BTreeMap<(i16, i16), u64>,
     /// The first few unanswered requests' packet numbers.
     pub unanswered_packets: Vec<u64>,
+    /// Requests passed over by a hunt, just before the frame it took, then
+    /// confirmed by an answer to their correlation id (in Kafka's answer order).
+    pub tentative_confirmed: u64,
+    /// Such requests never answered in their turn, so not printed.
+    pub tentative_dropped: u64,
     /// Every TCP connection by server port (bounded), for the "no Kafka traffic" hint.
     pub ports: PortCounts,
 }
@@ -358,6 +363,11 @@ impl Sessions {
                 }
                 let f = pick(framers, dir);
                 f.feed(data, frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
+                let server = pick(framers, client.reverse());
+                if dir == client && server.first_waits() && !server.buf.is_empty() {
+                    // The client spoke: the server's first bytes held can be judged.
+                    server.feed(&[], frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
+                }
             }
         }
     }
@@ -383,11 +393,14 @@ impl Sessions {
             }
             Stage::Kafka { client, framers } => {
                 self.stats.gaps += 1;
-                if dir == *client {
-                    pick(framers, client.reverse()).peer_lost_bytes();
-                }
                 let f = pick(framers, dir);
                 f.gap(len, frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
+                if dir == *client {
+                    let server = pick(framers, client.reverse());
+                    server.peer_lost_bytes();
+                    // Its first bytes held may be answers to requests lost.
+                    server.feed(&[], frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
+                }
             }
         }
     }

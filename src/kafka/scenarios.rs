@@ -248,9 +248,6 @@ struct Tally {
     wrong_pairing: usize,
     /// Cut messages (flagged so) that are not the head of a sent message.
     bad_cuts: usize,
-    /// Wholly-inside responses to requests not in the capture (kwire cannot
-    /// confirm those after a hunt; they are found only at a clean start).
-    orphans_missed: usize,
 }
 
 fn run_scenario(shape: Shape, confirm: Option<Confirm>) -> (Tally, KafkaStats) {
@@ -531,7 +528,6 @@ fn run_scenario(shape: Shape, confirm: Option<Confirm>) -> (Tally, KafkaStats) {
         if !inside(m) {
             continue;
         }
-        let orphan = m.answers.is_some_and(|q| !inside(&sent[q]));
         if !printed[i] && std::env::var("SCEN_DEBUG").is_ok() {
             eprintln!(
                 "missed: conn {} msg {i} {:?} start {} len {} packet {:?} head {:02x?}",
@@ -543,38 +539,41 @@ fn run_scenario(shape: Shape, confirm: Option<Confirm>) -> (Tally, KafkaStats) {
                 &m.bytes[..12]
             );
         }
-        if orphan && !printed[i] {
-            t.orphans_missed += 1;
-        } else {
-            t.expected += 1;
-        }
+        t.expected += 1;
     }
     (t, s.stats().clone())
 }
 
 fn check(name: &str, shape: Shape) -> Tally {
+    let t = report(name, shape);
+    assert_eq!(t.invented, 0, "{name}");
+    assert_eq!(t.bad_cuts, 0, "{name}");
+    assert_eq!((t.wrong_packet, t.wrong_pairing), (0, 0), "{name}");
+    // Every message whose bytes lie wholly inside the capture, exactly once.
+    assert_eq!(t.found, t.expected, "{name}");
+    t
+}
+
+/// Runs one scenario and prints its line of the results table.
+fn report(name: &str, shape: Shape) -> Tally {
     let (t, stats) = run_scenario(shape, None);
     eprintln!(
-        "{name}: expected {} found {} invented {} (wrong packet {}, wrong pairing {}, bad cuts {}, orphan answers missed {}); hunted {} bytes, {} candidates rejected",
+        "{name}: expected {} found {} invented {} (wrong packet {}, wrong pairing {}, bad cuts {}); hunted {} bytes, {} candidates rejected",
         t.expected,
         t.found,
         t.invented,
         t.wrong_packet,
         t.wrong_pairing,
         t.bad_cuts,
-        t.orphans_missed,
         stats.hunted_bytes,
         stats.rejected_candidates
     );
-    assert_eq!(t.invented, 0, "{name}");
-    assert_eq!(t.bad_cuts, 0, "{name}");
-    assert_eq!((t.wrong_packet, t.wrong_pairing), (0, 0), "{name}");
     t
 }
 
 #[test]
 fn clean_conversations_with_any_client_are_found_exactly() {
-    let t = check(
+    check(
         "clean",
         Shape {
             conns: 20,
@@ -584,7 +583,6 @@ fn clean_conversations_with_any_client_are_found_exactly() {
             seed: 1,
         },
     );
-    assert_eq!(t.found, t.expected);
 }
 
 #[test]
@@ -599,9 +597,7 @@ fn joined_inside_large_messages_on_fifty_connections() {
             seed: 2,
         },
     );
-    // Clients without a client id, joined mid-stream on both sides, are found
-    // only once two more of their requests follow (see the report); 984 of 1026.
-    assert!(t.found * 100 >= t.expected * 95, "{t:?}");
+    assert!(t.expected >= 1000, "{t:?}");
 }
 
 #[test]
@@ -616,9 +612,7 @@ fn one_percent_loss_over_ten_thousand_messages() {
             seed: 3,
         },
     );
-    assert!(t.expected >= 9000, "{t:?}");
-    // 19313 of 19316: a request right after a hole that nothing confirms is lost.
-    assert!(t.found * 1000 >= t.expected * 999, "{t:?}");
+    assert!(t.expected >= 19000, "{t:?}");
 }
 
 /// `SCEN_DEBUG=1` (or `=loss`) prints what one scenario sent, found and missed.
@@ -627,8 +621,34 @@ fn diagnose() {
     if std::env::var("SCEN_DEBUG").is_err() {
         return;
     }
-    let shape = match std::env::var("SCEN_DEBUG").as_deref() {
-        Ok("loss") => Shape {
+    // NAME or NAME:SEED, NAME one of loss, joined, joinloss (the seeds test's
+    // shape), or anything else for six joined connections.
+    let var = std::env::var("SCEN_DEBUG").unwrap_or_default();
+    let (name, seed) = var.split_once(':').unwrap_or((&var, ""));
+    let seed = seed.parse().ok();
+    let shape = match name {
+        "joined" => Shape {
+            conns: 50,
+            rounds: 6,
+            join_inside: Some(1 << 20),
+            loss: 0,
+            seed: seed.unwrap_or(2),
+        },
+        "joinloss" => Shape {
+            conns: 30,
+            rounds: 8,
+            join_inside: Some(1 << 20),
+            loss: 5,
+            seed: seed.unwrap_or(100),
+        },
+        "loss" if seed.is_some() => Shape {
+            conns: 20,
+            rounds: 100,
+            join_inside: None,
+            loss: 20,
+            seed: seed.unwrap_or(100),
+        },
+        "loss" => Shape {
             conns: 20,
             rounds: 250,
             join_inside: None,
@@ -640,7 +660,7 @@ fn diagnose() {
             rounds: 6,
             join_inside: Some(1 << 20),
             loss: 0,
-            seed: 2,
+            seed: seed.unwrap_or(2),
         },
     };
     let (t, stats) = run_scenario(shape, None);
@@ -775,6 +795,7 @@ fn footing_inside_a_100_mb_message() {
 #[test]
 #[ignore]
 fn more_seeds_invent_nothing() {
+    let mut failed = Vec::new();
     for seed in 100..106 {
         let loss = Shape {
             conns: 20,
@@ -790,7 +811,13 @@ fn more_seeds_invent_nothing() {
             loss: 5,
             seed,
         };
-        check(&format!("loss seed {seed}"), loss);
-        check(&format!("joined+loss seed {seed}"), joined);
+        for (name, shape) in [("loss", loss), ("joined+loss", joined)] {
+            let t = report(&format!("{name} seed {seed}"), shape);
+            let exact = t.found == t.expected && t.found + t.invented + t.bad_cuts == t.found;
+            if !exact || t.wrong_packet + t.wrong_pairing > 0 {
+                failed.push(format!("{name} seed {seed}: {t:?}"));
+            }
+        }
     }
+    assert!(failed.is_empty(), "{failed:#?}");
 }
