@@ -129,6 +129,11 @@ impl Pairing {
             .sum()
     }
 
+    /// The oldest packet a tentative frame ends in: it may still be printed.
+    pub(super) fn tentative_packet(&self) -> Option<u64> {
+        self.tentative.iter().chain(&self.answers).map(|t| t.packet).min()
+    }
+
     /// The tentative frames can no longer be confirmed (or the memory is needed).
     pub(super) fn drop_tentative(&mut self, stats: &mut KafkaStats) {
         stats.tentative_dropped += (self.tentative.len() + self.answers.len()) as u64;

@@ -579,7 +579,16 @@ impl Framer {
             Kind::Response => {
                 let keep = LOOK_BACK.min(self.limits.max_buffered / 2);
                 let over = rest.len().saturating_sub(keep);
-                if over > keep / 2 { over } else { 0 }
+                let from = if over > keep / 2 { over } else { 0 };
+                // It starts where a response could: bytes before are of no use.
+                let max = self.limits.max_frame;
+                (from..at)
+                    .find(|&o| {
+                        rest.get(o..)
+                            .and_then(peek_size)
+                            .is_some_and(|n| n >= 4 && n as u32 <= max)
+                    })
+                    .unwrap_or(at)
             }
             _ => at,
         };

@@ -248,6 +248,8 @@ struct Tally {
     wrong_pairing: usize,
     /// Cut messages (flagged so) that are not the head of a sent message.
     bad_cuts: usize,
+    /// Messages printed after a later one of their connection.
+    out_of_order: usize,
 }
 
 fn run_scenario(shape: Shape, confirm: Option<Confirm>) -> (Tally, KafkaStats) {
@@ -456,6 +458,12 @@ fn run_scenario(shape: Shape, confirm: Option<Confirm>) -> (Tally, KafkaStats) {
         index.insert((m.conn, &m.bytes), i);
     }
     let mut t = Tally::default();
+    let mut last: HashMap<u64, u64> = HashMap::new();
+    for (frame, .., conn) in &got {
+        let l = last.entry(*conn).or_default();
+        t.out_of_order += usize::from(*frame < *l);
+        *l = (*l).max(*frame);
+    }
     let mut printed = vec![false; sent.len()];
     let mut cut_at: Vec<Option<u64>> = vec![None; sent.len()];
     for (frame, _d, data, cut, req, conn) in &got {
@@ -549,6 +557,8 @@ fn check(name: &str, shape: Shape) -> Tally {
     assert_eq!(t.invented, 0, "{name}");
     assert_eq!(t.bad_cuts, 0, "{name}");
     assert_eq!((t.wrong_packet, t.wrong_pairing), (0, 0), "{name}");
+    // In capture order, each connection's messages.
+    assert_eq!(t.out_of_order, 0, "{name}");
     // Every message whose bytes lie wholly inside the capture, exactly once.
     assert_eq!(t.found, t.expected, "{name}");
     t
@@ -558,13 +568,14 @@ fn check(name: &str, shape: Shape) -> Tally {
 fn report(name: &str, shape: Shape) -> Tally {
     let (t, stats) = run_scenario(shape, None);
     eprintln!(
-        "{name}: expected {} found {} invented {} (wrong packet {}, wrong pairing {}, bad cuts {}); hunted {} bytes, {} candidates rejected",
+        "{name}: expected {} found {} invented {} (wrong packet {}, wrong pairing {}, bad cuts {}, out of order {}); hunted {} bytes, {} candidates rejected",
         t.expected,
         t.found,
         t.invented,
         t.wrong_packet,
         t.wrong_pairing,
         t.bad_cuts,
+        t.out_of_order,
         stats.hunted_bytes,
         stats.rejected_candidates
     );
@@ -814,7 +825,7 @@ fn more_seeds_invent_nothing() {
         for (name, shape) in [("loss", loss), ("joined+loss", joined)] {
             let t = report(&format!("{name} seed {seed}"), shape);
             let exact = t.found == t.expected && t.found + t.invented + t.bad_cuts == t.found;
-            if !exact || t.wrong_packet + t.wrong_pairing > 0 {
+            if !exact || t.wrong_packet + t.wrong_pairing + t.out_of_order > 0 {
                 failed.push(format!("{name} seed {seed}: {t:?}"));
             }
         }
