@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
 use super::*;
-use crate::codec::encode_request;
+use crate::codec::{Codec, DecodeOptions, Search, encode_request};
 use crate::synth::kafka::{
     Coordinator, Rng, Vote, find_coordinator_request, find_coordinator_response, vote_request,
     vote_response,
@@ -86,6 +86,59 @@ fn raw_response(corr: i32, body: &[u8]) -> Vec<u8> {
     f
 }
 
+/// ControlledShutdown v0: request header v0 (key, version, correlation id; no
+/// client id), broker id; the answer's error code and empty partitions.
+fn controlled_shutdown_v0(corr: i32, broker: i32) -> (Vec<u8>, Vec<u8>) {
+    let mut q = 12i32.to_be_bytes().to_vec();
+    q.extend_from_slice(&7i16.to_be_bytes());
+    q.extend_from_slice(&0i16.to_be_bytes());
+    q.extend_from_slice(&corr.to_be_bytes());
+    q.extend_from_slice(&broker.to_be_bytes());
+    (q, raw_response(corr, &[0, 0, 0, 0, 0, 0]))
+}
+
+/// APIs and versions Kafka 4.4 speaks, encoded with defaults for every field.
+const REAL_APIS: [(i16, i16); 12] = [
+    (0, 9),
+    (1, 12),
+    (2, 7),
+    (3, 12),
+    (8, 8),
+    (9, 8),
+    (10, 4),
+    (11, 7),
+    (12, 4),
+    (18, 3),
+    (19, 7),
+    (32, 4),
+];
+
+/// A real API's request and answer, from Kafka's schemas (`None` if one lacks it).
+fn real_api(
+    c: Codec,
+    rng: &mut Rng,
+    corr: i32,
+    client: Option<&str>,
+) -> Option<(Vec<u8>, Vec<u8>)> {
+    let (key, ver) = REAL_APIS[rng.below(REAL_APIS.len() as u64) as usize];
+    let q = c.encode_request(key, ver, corr, client, &json!({})).ok()?;
+    let r = c.encode_response(key, ver, corr, &json!({})).ok()?;
+    Some((q, r))
+}
+
+/// Kafka's schemas from the kafka-clients jars; `None` (and a SKIP) without
+/// them, a failure under CI=true.
+fn jar_codec() -> Option<Codec> {
+    let loaded = Search::from_env(Vec::new()).load();
+    if loaded.schemas.sources().is_empty() {
+        let msg = "SKIP: no kafka-clients jar for the real-API scenarios";
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+        eprintln!("*** {msg} ***");
+        return None;
+    }
+    Some(Codec::new(loaded.schemas, DecodeOptions::default()))
+}
+
 /// What a scenario varies.
 #[derive(Clone, Copy)]
 struct Shape {
@@ -97,6 +150,9 @@ struct Shape {
     /// Packets lost, per thousand.
     loss: u64,
     seed: u64,
+    /// Also real APIs, encoded with these schemas (Kafka's), and ControlledShutdown
+    /// v0, whose request header has no client id.
+    apis: Option<Codec>,
 }
 
 /// One connection's exchange: (direction, message, index of the request answered).
@@ -154,7 +210,13 @@ fn conversation(
         for _ in 0..n {
             corr = corr.wrapping_add(1);
             let big = round == 0 && shape.join_inside.is_some();
-            let (q, r) = match if big { 9 } else { rng.below(4) } {
+            let kinds = if shape.apis.is_some() { 6 } else { 4 };
+            let (q, r) = match if big { 9 } else { rng.below(kinds) } {
+                4 => controlled_shutdown_v0(corr, rng.below(10) as i32),
+                5 => match shape.apis.and_then(|c| real_api(c, rng, corr, client)) {
+                    Some(qr) => qr,
+                    None => controlled_shutdown_v0(corr, 1),
+                },
                 0 => {
                     let v = rng.below(7) as i16;
                     let q = match client {
@@ -592,6 +654,7 @@ fn clean_conversations_with_any_client_are_found_exactly() {
             join_inside: None,
             loss: 0,
             seed: 1,
+            apis: None,
         },
     );
 }
@@ -606,6 +669,7 @@ fn joined_inside_large_messages_on_fifty_connections() {
             join_inside: Some(1 << 20),
             loss: 0,
             seed: 2,
+            apis: None,
         },
     );
     assert!(t.expected >= 1000, "{t:?}");
@@ -621,9 +685,33 @@ fn one_percent_loss_over_ten_thousand_messages() {
             join_inside: None,
             loss: 10,
             seed: 3,
+            apis: None,
         },
     );
     assert!(t.expected >= 19000, "{t:?}");
+}
+
+#[test]
+fn real_apis_and_header_v0_clean_joined_and_with_loss() {
+    let Some(codec) = jar_codec() else { return };
+    let apis = Some(codec);
+    let shapes = [
+        ("apis clean", 10, 40, None, 0),
+        ("apis joined", 20, 8, Some(1 << 20), 0),
+        ("apis loss", 10, 200, None, 10),
+    ];
+    for (name, conns, rounds, join_inside, loss) in shapes {
+        let shape = Shape {
+            conns,
+            rounds,
+            join_inside,
+            loss,
+            seed: 7,
+            apis,
+        };
+        let t = check(name, shape);
+        assert!(t.expected >= conns as usize * rounds, "{name}: {t:?}");
+    }
 }
 
 /// `SCEN_DEBUG=1` (or `=loss`) prints what one scenario sent, found and missed.
@@ -644,6 +732,7 @@ fn diagnose() {
             join_inside: Some(1 << 20),
             loss: 0,
             seed: seed.unwrap_or(2),
+            apis: None,
         },
         "joinloss" => Shape {
             conns: 30,
@@ -651,6 +740,15 @@ fn diagnose() {
             join_inside: Some(1 << 20),
             loss: 5,
             seed: seed.unwrap_or(100),
+            apis: None,
+        },
+        "apis" => Shape {
+            conns: 10,
+            rounds: 40,
+            join_inside: None,
+            loss: 0,
+            seed: seed.unwrap_or(7),
+            apis: jar_codec(),
         },
         "loss" if seed.is_some() => Shape {
             conns: 20,
@@ -658,6 +756,7 @@ fn diagnose() {
             join_inside: None,
             loss: 20,
             seed: seed.unwrap_or(100),
+            apis: None,
         },
         "loss" => Shape {
             conns: 20,
@@ -665,6 +764,7 @@ fn diagnose() {
             join_inside: None,
             loss: 10,
             seed: 3,
+            apis: None,
         },
         _ => Shape {
             conns: 6,
@@ -672,6 +772,7 @@ fn diagnose() {
             join_inside: Some(1 << 20),
             loss: 0,
             seed: seed.unwrap_or(2),
+            apis: None,
         },
     };
     let (t, stats) = run_scenario(shape, None);
@@ -814,6 +915,7 @@ fn more_seeds_invent_nothing() {
             join_inside: None,
             loss: 20,
             seed,
+            apis: None,
         };
         let joined = Shape {
             conns: 30,
@@ -821,6 +923,7 @@ fn more_seeds_invent_nothing() {
             join_inside: Some(1 << 20),
             loss: 5,
             seed,
+            apis: None,
         };
         for (name, shape) in [("loss", loss), ("joined+loss", joined)] {
             let t = report(&format!("{name} seed {seed}"), shape);
