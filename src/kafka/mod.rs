@@ -7,7 +7,9 @@
 //! - `detect`: which side is the client, TLS, replay of bytes held meanwhile.
 //! - `framer`: one per direction, cutting the stream at size prefixes.
 //! - `resync`: hunting for a frame boundary after lost bytes.
-//! - `pairing`: pending requests, pairing, unanswered requests.
+//! - `pairing`: pending requests, pairing, unanswered requests, and tentative
+//!   frames a hunt passed over, confirmed by Kafka's answer order.
+//! - `order`: each connection's messages printed in capture order.
 //! - `budget`: the cap on partial-frame bytes over all connections.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 

@@ -25,12 +25,14 @@ use crate::proto::{Kind, peek_size};
 
 use super::KafkaStats;
 use super::detect::{VERSION_SLACK, request_ident, request_start};
-use super::framer::{Framer, Limits, Mark, State};
-use super::pairing::{Pairing, Tentative};
-use crate::tcp::ConnId;
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::net::SocketAddr;
-use std::sync::Arc;
+use super::framer::{Framer, State};
+use super::pairing::Pairing;
+use std::collections::HashMap;
+
+mod confirm;
+mod passed;
+pub use confirm::Confirm;
+use passed::tentatives;
 
 /// How far a client's next correlation id may be from its last, when frames are
 /// matched as one conversation.
@@ -60,26 +62,6 @@ const WAITING: usize = 256;
 const LOOK_BACK: usize = 1 << 20;
 /// Echoed correlation ids remembered while hunting.
 const ECHOES: usize = 256;
-
-/// Says whether a whole frame (from its size prefix) decodes completely, with
-/// nothing left over, as a message of this kind, API key and version. The caller
-/// supplies it (the schemas live above this module).
-#[derive(Clone)]
-pub struct Confirm(Arc<ConfirmFn>);
-
-type ConfirmFn = dyn Fn(Kind, (i16, i16), &[u8]) -> bool + Send + Sync;
-
-impl Confirm {
-    pub fn new(f: impl Fn(Kind, (i16, i16), &[u8]) -> bool + Send + Sync + 'static) -> Self {
-        Confirm(Arc::new(f))
-    }
-}
-
-impl std::fmt::Debug for Confirm {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Confirm(..)")
-    }
-}
 
 /// What one hunting step did with the bytes it was shown.
 pub(super) enum Hunted {
@@ -606,100 +588,5 @@ impl Framer {
             .map(|w| w.saturating_sub(keep))
             .collect();
         Hunted::Passed(keep)
-    }
-}
-
-/// The frames passed over in `rest` that end exactly at one of `ends` (where
-/// a confirmed frame begins, or a cut one, or the data ends), and those ending
-/// where one of them begins, and so on: in stream order, at most the
-/// per-direction limit of bytes. They may overlap; an answer decides.
-fn tentatives(
-    rest: &[u8],
-    ends: &[usize],
-    rest_start: u64,
-    marks: &VecDeque<Mark>,
-    me: (ConnId, SocketAddr, SocketAddr, Kind),
-    limits: Limits,
-) -> Vec<Tentative> {
-    let Some(&last) = ends.iter().max() else {
-        return Vec::new();
-    };
-    let Some(before) = rest.get(..last) else {
-        return Vec::new();
-    };
-    let (kind, max) = (me.3, limits.max_frame);
-    // The plausible frames ending at each offset. Several may: a true frame, and
-    // a payload's size field reaching to the same place from further back.
-    let mut starts: HashMap<usize, Vec<usize>> = HashMap::new();
-    for o in 0..before.len() {
-        let s = before.get(o..).unwrap_or_default();
-        let Some(size) = peek_size(s).and_then(|n| usize::try_from(n).ok()) else {
-            continue;
-        };
-        let end = o + 4 + size;
-        if end > last || !plausible(kind, s, max) {
-            continue;
-        }
-        starts.entry(end).or_default().push(o);
-    }
-    // Every frame on a chain back from an end, breadth first, a bounded number.
-    let mut found: Vec<(usize, usize)> = Vec::new();
-    let mut todo: VecDeque<usize> = ends.iter().copied().collect();
-    let mut seen: HashSet<usize> = HashSet::new();
-    while let Some(end) = todo.pop_front() {
-        if found.len() >= 4 * CHAIN || !seen.insert(end) {
-            continue;
-        }
-        for &o in starts.get(&end).map(Vec::as_slice).unwrap_or_default() {
-            found.push((o, end));
-            todo.push_back(o);
-        }
-    }
-    found.sort_unstable();
-    found.dedup();
-    let mut held = 0usize;
-    let mut out = Vec::new();
-    for (o, end) in found {
-        held += end - o;
-        if held > limits.max_buffered {
-            break;
-        }
-        let Some(w) = before.get(o..end) else { continue };
-        let stream_end = rest_start + end as u64;
-        let Some(mark) = marks.iter().find(|m| m.end >= stream_end) else {
-            continue;
-        };
-        let at = match kind {
-            Kind::Request => 8,
-            Kind::Response => 4,
-        };
-        let Some(correlation_id) = w
-            .get(at..at + 4)
-            .and_then(|c| c.try_into().ok())
-            .map(i32::from_be_bytes)
-        else {
-            continue;
-        };
-        out.push(Tentative {
-            conn: me.0,
-            src: me.1,
-            dst: me.2,
-            correlation_id,
-            data: w.to_vec(),
-            packet: mark.frame,
-            ts_ns: mark.ts_ns,
-            stream_end,
-            warnings: Vec::new(),
-            seq: 0,
-        });
-    }
-    out
-}
-
-/// Whether a frame of this kind may start at the front of `s`.
-fn plausible(kind: Kind, s: &[u8], max_frame: u32) -> bool {
-    match kind {
-        Kind::Request => request_start(s, max_frame, VERSION_SLACK) == Some(true),
-        Kind::Response => peek_size(s).is_some_and(|n| n >= 4 && n as u32 <= max_frame),
     }
 }
