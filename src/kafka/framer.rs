@@ -81,6 +81,8 @@ pub(super) struct Framer {
     /// The last request framed: correlation id and client id field, which a
     /// request found by hunting after a loss can be checked against.
     pub(super) last: Option<(i32, Vec<u8>)>,
+    /// (Responses) the correlation id of the last whole answer framed.
+    pub(super) last_answer: Option<i32>,
     /// The first frame after the handshake is still to be checked.
     check_first: bool,
 }
@@ -129,6 +131,7 @@ impl Framer {
                 marks: VecDeque::new(),
                 confirm: confirm.cloned(),
                 last: None,
+                last_answer: None,
                 check_first: syn_seen,
             }
         };
@@ -147,6 +150,12 @@ impl Framer {
         ts_ns: i64,
         stream_end: u64,
     ) -> KafkaMessage<'a> {
+        if self.kind == Kind::Response && !cut {
+            self.last_answer = data
+                .get(4..8)
+                .and_then(|c| c.try_into().ok())
+                .map(i32::from_be_bytes);
+        }
         if self.kind == Kind::Request && !cut {
             if let Some((corr, field)) = request_ident(data) {
                 match &mut self.last {

@@ -32,7 +32,7 @@ use std::collections::HashMap;
 mod confirm;
 mod passed;
 pub use confirm::Confirm;
-use passed::tentatives;
+use passed::{between, tentatives};
 
 /// How far a client's next correlation id may be from its last, when frames are
 /// matched as one conversation.
@@ -526,11 +526,15 @@ impl Framer {
             pairing.add_tentative(self.kind, found);
         }
         if let Some(t) = taken {
-            // Answers passed over matter only to requests kept as tentative.
-            if self.kind == Kind::Request || pairing.has_tentative() {
-                let found = tentatives(rest, &[t], rest_start, &self.marks, me, self.limits);
-                pairing.add_tentative(self.kind, found);
+            let mut found = tentatives(rest, &[t], rest_start, &self.marks, me, self.limits);
+            if self.kind == Kind::Response {
+                let next = rest
+                    .get(t + 4..t + 8)
+                    .and_then(|c| c.try_into().ok())
+                    .map(i32::from_be_bytes);
+                between(&mut found, rest_start + t as u64, self.last_answer, next);
             }
+            pairing.add_tentative(self.kind, found);
             stats.skipped_bytes += t as u64;
             stats.hunted_bytes += t as u64;
             // Earlier packets may have been passed over too, not just `t` bytes of this one.

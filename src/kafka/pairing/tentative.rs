@@ -25,6 +25,8 @@ pub(in crate::kafka) struct Tentative {
     pub(in crate::kafka) warnings: Vec<String>,
     /// Requests seen before it (set when it is added).
     pub(in crate::kafka) seq: u64,
+    /// (Responses) confirmed by where it lies: printed even without a request.
+    pub(in crate::kafka) sure: bool,
 }
 
 impl Pairing {
@@ -41,11 +43,6 @@ impl Pairing {
             }
             Kind::Response => self.answers = t.into(),
         }
-    }
-
-    /// Whether tentative requests are kept.
-    pub(in crate::kafka) fn has_tentative(&self) -> bool {
-        !self.tentative.is_empty()
     }
 
     /// Bytes the tentative frames hold.
@@ -69,41 +66,34 @@ impl Pairing {
         self.answers.clear();
     }
 
-    /// Tentative requests and responses with the same correlation id confirm
-    /// each other, both having ended where their direction's footing was found
-    /// (in Kafka's answer order): each such request is printed, then its answer.
+    /// The answers a response hunt passed over, in stream order: each is printed
+    /// when a tentative request has its correlation id (that request first, so
+    /// confirmed; both ended where their direction's footing was found, in
+    /// Kafka's answer order) or when it is sure by where it lies; the rest
+    /// are dropped.
     pub(in crate::kafka) fn match_tentative(
         &mut self,
         stats: &mut KafkaStats,
         out: &mut dyn FnMut(&KafkaMessage<'_>),
     ) {
-        loop {
-            let Some(j) = self.answers.iter().position(|a| {
-                self.tentative
-                    .iter()
-                    .any(|t| t.correlation_id == a.correlation_id)
-            }) else {
-                // The rest answer nothing kept: they were not answers, or not ours.
-                stats.tentative_dropped += self.answers.len() as u64;
-                self.answers.clear();
-                return;
-            };
-            // Answers before it had no tentative request: not frames, or not ours.
-            stats.tentative_dropped += j as u64;
-            let mut rest = self.answers.split_off(j);
-            let Some(a) = rest.pop_front() else {
-                return;
-            };
-            self.answers = rest;
-            self.answers
-                .retain(|o| o.stream_end - o.data.len() as u64 >= a.stream_end);
+        let mut done = 0u64;
+        for a in std::mem::take(&mut self.answers) {
+            let start = a.stream_end - a.data.len() as u64;
+            let asked = self
+                .tentative
+                .iter()
+                .any(|t| t.correlation_id == a.correlation_id);
+            // Overlapping one printed, or neither asked nor sure: not a frame, or not ours.
+            if start < done || !(asked || a.sure) {
+                stats.tentative_dropped += 1;
+                continue;
+            }
+            done = a.stream_end;
             stats.tentative_confirmed += 1;
             stats.skipped_bytes = stats.skipped_bytes.saturating_sub(a.data.len() as u64);
-            let resp = message(&a, Kind::Response);
-            self.emit(resp, stats, out);
+            self.emit(message(&a, Kind::Response), stats, out);
         }
     }
-
 
     /// A response with correlation id `corr` is about to be paired (`found`: with
     /// that pending request). Kafka answers a connection's requests in order, so

@@ -1,7 +1,7 @@
 //! The frames a hunt passed over that end where it found its footing: kept
 //! as tentative (see `pairing`), as an answer may still confirm them.
 
-use super::{CHAIN, VERSION_SLACK, request_start};
+use super::{CHAIN, CORR_STEP, VERSION_SLACK, request_start};
 use crate::kafka::framer::{Limits, Mark};
 use crate::kafka::pairing::Tentative;
 use crate::proto::{Kind, peek_size};
@@ -91,6 +91,7 @@ pub(super) fn tentatives(
             stream_end,
             warnings: Vec::new(),
             seq: 0,
+            sure: false,
         });
     }
     out
@@ -101,5 +102,33 @@ fn plausible(kind: Kind, s: &[u8], max_frame: u32) -> bool {
     match kind {
         Kind::Request => request_start(s, max_frame, VERSION_SLACK) == Some(true),
         Kind::Response => peek_size(s).is_some_and(|n| n >= 4 && n as u32 <= max_frame),
+    }
+}
+
+/// Marks `sure` the answers passed over that lie, one after another, between
+/// the last answer framed (correlation id `before`) and the one taken at stream
+/// offset `end` (`after`): each ends where the next begins, the last exactly at
+/// `end`, and their correlation ids count up from `before` to `after` as one
+/// conversation's do. Their requests were lost; they are printed unpaired.
+pub(super) fn between(found: &mut [Tentative], end: u64, before: Option<i32>, after: Option<i32>) {
+    let (Some(before), Some(mut after)) = (before, after) else {
+        return;
+    };
+    let step = |a: i32, b: i32| (1..=CORR_STEP).contains(&b.wrapping_sub(a));
+    let mut end = end;
+    loop {
+        let start = |t: &Tentative| t.stream_end - t.data.len() as u64;
+        // The one ending here that carries on the count (the latest start: the nearest frame).
+        let Some(t) = found
+            .iter_mut()
+            .filter(|t| t.stream_end == end)
+            .filter(|t| step(before, t.correlation_id) && step(t.correlation_id, after))
+            .max_by_key(|t| start(t))
+        else {
+            return;
+        };
+        t.sure = true;
+        after = t.correlation_id;
+        end = start(t);
     }
 }
