@@ -38,7 +38,9 @@ impl Conn {
     pub(super) fn held(&self) -> usize {
         match &self.stage {
             Stage::Undecided(held) => held.iter().map(|h| h.buf.len()).sum(),
-            Stage::Kafka { framers, .. } => framers.iter().map(|f| f.buf.len()).sum(),
+            Stage::Kafka { framers, .. } => {
+                framers.iter().map(|f| f.buf.len()).sum::<usize>() + self.pairing.tentative_bytes()
+            }
             Stage::NotKafka => 0,
         }
     }
@@ -56,6 +58,8 @@ impl Conn {
                 stats.not_kafka += 1;
             }
             Stage::Kafka { framers, .. } => {
+                shed += self.pairing.tentative_bytes();
+                self.pairing.drop_tentative(stats);
                 for f in framers.iter_mut().filter(|f| !f.buf.is_empty()) {
                     let n = f.drop_held();
                     shed += n;

@@ -8,6 +8,8 @@ use super::detect::{VERSION_SLACK, request_ident, request_shape};
 use super::pairing::Pairing;
 use super::resync::{Confirm, Hunt, Hunted};
 use super::{KafkaConfig, KafkaMessage, KafkaStats};
+
+mod ends;
 use crate::tcp::{ConnId, Dir};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -21,8 +23,8 @@ pub(super) struct Mark {
     /// Stream offsets of its first byte and just past its last.
     pub(super) start: u64,
     pub(super) end: u64,
-    frame: u64,
-    ts_ns: i64,
+    pub(super) frame: u64,
+    pub(super) ts_ns: i64,
 }
 
 /// Where a direction's framing stands.
@@ -49,17 +51,19 @@ pub(super) enum State {
 pub(super) struct Limits {
     pub(super) max_frame: u32,
     pub(super) max_buffered: usize,
-    oversized_head: usize,
+    pub(super) oversized_head: usize,
+    /// Bytes a server's first frame is held while the client's side is silent.
+    detect_window: usize,
 }
 
 /// One direction's framing state.
 #[derive(Debug)]
 pub(super) struct Framer {
-    conn: ConnId,
+    pub(super) conn: ConnId,
     /// Requests flow from the client, responses to it.
     pub(super) kind: Kind,
-    src: SocketAddr,
-    dst: SocketAddr,
+    pub(super) src: SocketAddr,
+    pub(super) dst: SocketAddr,
     pub(super) limits: Limits,
     /// The partial frame (or, skipping, its head; hunting, a tail).
     pub(super) buf: Vec<u8>,
@@ -77,6 +81,8 @@ pub(super) struct Framer {
     /// The last request framed: correlation id and client id field, which a
     /// request found by hunting after a loss can be checked against.
     pub(super) last: Option<(i32, Vec<u8>)>,
+    /// (Responses) the correlation id of the last whole answer framed.
+    pub(super) last_answer: Option<i32>,
     /// The first frame after the handshake is still to be checked.
     check_first: bool,
 }
@@ -96,6 +102,7 @@ impl Framer {
             max_frame: cfg.max_frame,
             max_buffered: cfg.max_buffered_per_direction,
             oversized_head: cfg.oversized_head,
+            detect_window: cfg.detect_window,
         };
         let make = |dir: Dir, src, dst| {
             let kind = if dir == client {
@@ -124,6 +131,7 @@ impl Framer {
                 marks: VecDeque::new(),
                 confirm: confirm.cloned(),
                 last: None,
+                last_answer: None,
                 check_first: syn_seen,
             }
         };
@@ -142,6 +150,12 @@ impl Framer {
         ts_ns: i64,
         stream_end: u64,
     ) -> KafkaMessage<'a> {
+        if self.kind == Kind::Response && !cut {
+            self.last_answer = data
+                .get(4..8)
+                .and_then(|c| c.try_into().ok())
+                .map(i32::from_be_bytes);
+        }
         if self.kind == Kind::Request && !cut {
             if let Some((corr, field)) = request_ident(data) {
                 match &mut self.last {
@@ -187,7 +201,11 @@ impl Framer {
     ) {
         let end = self.seen + data.len() as u64;
         self.seen = end;
-        if !data.is_empty() && (matches!(self.state, State::Hunting(_)) || !self.marks.is_empty()) {
+        if !data.is_empty()
+            && (matches!(self.state, State::Hunting(_))
+                || !self.marks.is_empty()
+                || self.first_waits())
+        {
             self.marks.push_back(Mark {
                 start: end - data.len() as u64,
                 end,
@@ -253,6 +271,9 @@ impl Framer {
                 let rest_start = end - (view.len() - pos) as u64;
                 match self.hunt_step(rest, rest_start, pairing, stats) {
                     Hunted::Found(at) => {
+                        // What was passed over just before it may confirm, or be
+                        // confirmed by, the other direction's.
+                        pairing.match_tentative(stats, out);
                         pos += at;
                         continue;
                     }
@@ -392,10 +413,19 @@ impl Framer {
         match self.kind {
             Kind::Request => request_shape(rest, self.limits.max_frame, VERSION_SLACK),
             // An answer to a pending request, or a server once its client sent any
-            // request (one cut or too large to keep leaves nothing pending).
+            // request (one cut or too large to keep leaves nothing pending). Until
+            // the client's side says something (a request, or bytes lost: its
+            // first request may be in them), the answer is held, within the
+            // detection window.
             Kind::Response => {
                 let corr = i32::from_be_bytes(rest.get(4..8)?.try_into().ok()?);
-                Some(pairing.api_of(corr).is_some() || pairing.seen() > 0)
+                if pairing.api_of(corr).is_some() || pairing.seen() > 0 {
+                    Some(true)
+                } else if rest.len() <= self.limits.detect_window {
+                    None
+                } else {
+                    Some(false)
+                }
             }
         }
     }
@@ -466,131 +496,5 @@ impl Framer {
         };
         h.echo(corrs);
         self.feed(&[], frame, ts_ns, pairing, stats, out);
-    }
-
-    /// The other direction (the client) lost bytes to a capture gap: its
-    /// requests may be missing, so this side's first frame needs no answer to one.
-    pub(super) fn peer_lost_bytes(&mut self) {
-        if self.kind == Kind::Response {
-            self.check_first = false;
-        }
-    }
-
-    /// Drops the bytes held (at a hole or the overall cap); returns how many.
-    pub(super) fn drop_held(&mut self) -> usize {
-        self.marks.clear();
-        std::mem::take(&mut self.buf).len()
-    }
-
-    /// The data ends here (a hole or the close): a hunt still waiting for bytes
-    /// decides with what it has, and frames what it then finds.
-    fn settle_hunt(
-        &mut self,
-        frame: u64,
-        ts_ns: i64,
-        pairing: &mut Pairing,
-        stats: &mut KafkaStats,
-        out: &mut dyn FnMut(&KafkaMessage<'_>),
-    ) {
-        if let State::Hunting(h) = &mut self.state {
-            h.ending = true;
-            self.feed(&[], frame, ts_ns, pairing, stats, out);
-            if let State::Hunting(h) = &mut self.state {
-                h.ending = false;
-            }
-        }
-    }
-
-    /// `len` bytes of this direction were not captured, noticed at packet `frame`.
-    pub(super) fn gap(
-        &mut self,
-        len: u64,
-        frame: u64,
-        ts_ns: i64,
-        pairing: &mut Pairing,
-        stats: &mut KafkaStats,
-        out: &mut dyn FnMut(&KafkaMessage<'_>),
-    ) {
-        self.settle_hunt(frame, ts_ns, pairing, stats, out);
-        self.marks.clear();
-        match &mut self.state {
-            State::Hunting(h) => {
-                h.skipped += self.buf.len() as u64;
-                h.forget();
-                stats.skipped_bytes += self.buf.len() as u64;
-                self.buf.clear();
-                return;
-            }
-            State::Skipping { left, damaged, .. } => {
-                // The hole falls inside a frame already being passed over: framing survives.
-                if len <= *left {
-                    *left -= len;
-                    *damaged = true;
-                    return;
-                }
-            }
-            State::Framing => {
-                if let Some(size) = peek_size(&self.buf) {
-                    let total = size as u64 + 4;
-                    let have = self.buf.len() as u64;
-                    if have.saturating_add(len) <= total {
-                        // The hole lies inside this frame: keep its head, pass over the rest.
-                        self.state = State::Skipping {
-                            left: total - have - len,
-                            total,
-                            damaged: true,
-                        };
-                        self.notes
-                            .push(format!("{len} bytes of this message were not captured"));
-                        return;
-                    }
-                }
-            }
-        }
-        self.buf.clear();
-        self.state = State::Hunting(Hunt::after_loss(0));
-        self.notes.push(if len == u64::MAX {
-            // From the TLS layer: records lost or not decrypted, plaintext length unknown.
-            "bytes of unknown length were lost before this message (TLS records not captured or not decrypted)".to_string()
-        } else {
-            format!("{len} bytes were not captured before this message")
-        });
-    }
-
-    /// At close, a frame still partial is reported as cut.
-    pub(super) fn flush(
-        &mut self,
-        frame: u64,
-        ts_ns: i64,
-        pairing: &mut Pairing,
-        stats: &mut KafkaStats,
-        out: &mut dyn FnMut(&KafkaMessage<'_>),
-    ) {
-        self.settle_hunt(frame, ts_ns, pairing, stats, out);
-        if let State::Hunting(_) = self.state {
-            // The tail kept in case a frame started in it was never one: it is skipped too.
-            stats.skipped_bytes += self.buf.len() as u64;
-            self.buf.clear();
-            return;
-        }
-        if self.buf.is_empty() {
-            return;
-        }
-        let buf = std::mem::take(&mut self.buf);
-        let wire = match self.state {
-            State::Skipping { total, .. } => total,
-            _ => peek_size(&buf).map_or(buf.len() as u64, |s| (s.max(0) as u64) + 4),
-        };
-        let mut notes = std::mem::take(&mut self.notes);
-        notes.push(format!(
-            "the connection ended {} bytes into this {wire}-byte message",
-            buf.len()
-        ));
-        stats.cut_frames += 1;
-        pairing.emit(
-            self.message(&buf, wire, true, notes, frame, ts_ns, self.seen),
-            stats,
-            out,
-        );
     }
 }

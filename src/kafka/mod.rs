@@ -7,13 +7,16 @@
 //! - `detect`: which side is the client, TLS, replay of bytes held meanwhile.
 //! - `framer`: one per direction, cutting the stream at size prefixes.
 //! - `resync`: hunting for a frame boundary after lost bytes.
-//! - `pairing`: pending requests, pairing, unanswered requests.
+//! - `pairing`: pending requests, pairing, unanswered requests, and tentative
+//!   frames a hunt passed over, confirmed by Kafka's answer order.
+//! - `order`: each connection's messages printed in capture order.
 //! - `budget`: the cap on partial-frame bytes over all connections.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 mod budget;
 mod detect;
 mod framer;
+mod order;
 mod pairing;
 mod ports;
 mod resync;
@@ -54,6 +57,10 @@ pub struct KafkaConfig {
     /// Partial-frame bytes held over all connections; past it, the connection
     /// that grew drops what it holds and resynchronises.
     pub max_buffered_total: usize,
+    /// Bytes of messages held back over all connections so that each
+    /// connection's messages come out in capture order while an earlier one may
+    /// still be confirmed; past it, the connection that grew prints what it holds.
+    pub max_reorder: usize,
 }
 
 impl Default for KafkaConfig {
@@ -67,6 +74,7 @@ impl Default for KafkaConfig {
             max_pending_per_connection: 4096,
             detect_window: 64 << 10,
             max_buffered_total: 256 << 20,
+            max_reorder: 64 << 20,
         }
     }
 }
@@ -132,6 +140,14 @@ pub struct KafkaStats {
     pub unanswered: BTreeMap<(i16, i16), u64>,
     /// The first few unanswered requests' packet numbers.
     pub unanswered_packets: Vec<u64>,
+    /// Requests passed over by a hunt, just before the frame it took, then
+    /// confirmed by an answer to their correlation id (in Kafka's answer order).
+    pub tentative_confirmed: u64,
+    /// Such requests never answered in their turn, so not printed.
+    pub tentative_dropped: u64,
+    /// Messages printed after a later one of their connection (held back past
+    /// `max_reorder`, or released late by TCP).
+    pub out_of_order: u64,
     /// Every TCP connection by server port (bounded), for the "no Kafka traffic" hint.
     pub ports: PortCounts,
 }
@@ -160,6 +176,8 @@ struct Conn {
     fresh: bool,
     stage: Stage,
     pairing: Pairing,
+    /// Messages held back for capture order.
+    queue: order::Queue,
 }
 
 /// The element of a per-direction pair that belongs to `d`.
@@ -179,6 +197,8 @@ pub struct Sessions {
     budget: Budget,
     /// Schema check for hunted candidates, if the caller gave one.
     confirm: Option<Confirm>,
+    /// Bytes of messages held back over all connections.
+    queued: usize,
 }
 
 impl Sessions {
@@ -189,6 +209,7 @@ impl Sessions {
             conns: HashMap::default(),
             stats: KafkaStats::default(),
             confirm: None,
+            queued: 0,
         }
     }
 
@@ -219,7 +240,7 @@ impl Sessions {
         };
         let held = |s: &Self| s.conns.get(&id).map_or(0, Conn::held);
         let before = held(self);
-        self.dispatch(frame, ts_ns, ev, out);
+        self.ordered(id, out, |s, out| s.dispatch(frame, ts_ns, ev, out));
         let after = held(self);
         if self.budget.account(before, after) {
             if let Some(conn) = self.conns.get_mut(&id) {
@@ -228,6 +249,33 @@ impl Sessions {
             }
         }
         self.stats.peak_buffered = self.stats.peak_buffered.max(self.budget.held());
+    }
+
+    /// Runs `f` on connection `id`'s messages, printing them in capture order
+    /// (see `order`).
+    fn ordered(
+        &mut self,
+        id: ConnId,
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
+        f: impl FnOnce(&mut Self, &mut dyn FnMut(&KafkaMessage<'_>)),
+    ) {
+        let hold = self.conns.get(&id).and_then(Conn::hold);
+        let mut queue = self
+            .conns
+            .get_mut(&id)
+            .map(|c| std::mem::take(&mut c.queue))
+            .unwrap_or_default();
+        let others = self.queued - queue.bytes();
+        f(self, &mut |m| queue.offer(m, hold, out));
+        // Closed: nothing more can come before what it holds.
+        let hold = self.conns.get(&id).and_then(Conn::hold);
+        let over = others + queue.bytes() > self.cfg.max_reorder;
+        queue.release(hold.filter(|_| !over), out);
+        self.stats.out_of_order += queue.take_late();
+        self.queued = others + queue.bytes();
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.queue = queue;
+        }
     }
 
     fn dispatch(
@@ -275,6 +323,7 @@ impl Sessions {
                         fresh: true,
                         stage,
                         pairing: Pairing::new(self.cfg.max_pending_per_connection),
+                        queue: Default::default(),
                     },
                 );
             }
@@ -359,6 +408,11 @@ impl Sessions {
                 }
                 let f = pick(framers, dir);
                 f.feed(data, frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
+                let server = pick(framers, client.reverse());
+                if dir == client && server.first_waits() && !server.buf.is_empty() {
+                    // The client spoke: the server's first bytes held can be judged.
+                    server.feed(&[], frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
+                }
             }
         }
     }
@@ -384,11 +438,14 @@ impl Sessions {
             }
             Stage::Kafka { client, framers } => {
                 self.stats.gaps += 1;
-                if dir == *client {
-                    pick(framers, client.reverse()).peer_lost_bytes();
-                }
                 let f = pick(framers, dir);
                 f.gap(len, frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
+                if dir == *client {
+                    let server = pick(framers, client.reverse());
+                    server.peer_lost_bytes();
+                    // Its first bytes held may be answers to requests lost.
+                    server.feed(&[], frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
+                }
             }
         }
     }
@@ -429,7 +486,9 @@ impl Sessions {
         let mut ids: Vec<ConnId> = self.conns.keys().copied().collect();
         ids.sort_by_key(|c| c.0);
         for id in ids {
-            self.close(id, CloseReason::EndOfCapture, frame, ts_ns, out);
+            self.ordered(id, out, |s, out| {
+                s.close(id, CloseReason::EndOfCapture, frame, ts_ns, out);
+            });
         }
     }
 }

@@ -4,8 +4,10 @@
 use crate::proto::{Kind, peek_request_header, peek_response_correlation};
 
 use super::{KafkaMessage, KafkaStats};
-use rustc_hash::FxHashSet as HashSet;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+
+mod tentative;
+pub(super) use tentative::Tentative;
 
 /// Unanswered requests whose packet numbers the report lists.
 const UNANSWERED_LISTED: usize = 20;
@@ -16,6 +18,8 @@ struct Pending {
     api: (i16, i16),
     packet: u64,
     ts_ns: i64,
+    /// Requests seen when it was: its place among the tentative ones.
+    seq: u64,
 }
 
 /// One connection's requests awaiting a response.
@@ -26,6 +30,10 @@ pub(super) struct Pairing {
     max: usize,
     /// Requests ever seen, so a hunt for responses knows when to look again.
     seen: u64,
+    /// Tentative requests, in stream order.
+    tentative: VecDeque<Tentative>,
+    /// Tentative responses, in stream order.
+    answers: VecDeque<Tentative>,
 }
 
 impl Pairing {
@@ -34,6 +42,8 @@ impl Pairing {
             pending: VecDeque::new(),
             max,
             seen: 0,
+            tentative: VecDeque::new(),
+            answers: VecDeque::new(),
         }
     }
 
@@ -52,9 +62,15 @@ impl Pairing {
         self.seen += 1;
     }
 
-    /// The correlation ids of the requests awaiting an answer.
-    pub(super) fn asked(&self) -> HashSet<i32> {
-        self.pending.iter().map(|p| p.correlation_id).collect()
+    /// The correlation ids of the requests awaiting an answer, with the place of
+    /// the first with each among them (not tentative ones:
+    /// a payload read as a tentative request must not make payload bytes answers).
+    pub(super) fn asked(&self) -> HashMap<i32, usize> {
+        let mut asked = HashMap::with_capacity(self.pending.len());
+        for (i, p) in self.pending.iter().enumerate() {
+            asked.entry(p.correlation_id).or_insert(i);
+        }
+        asked
     }
 
     /// The API and version of the pending request with this correlation id.
@@ -83,6 +99,7 @@ impl Pairing {
                         api: (h.api_key, h.api_version),
                         packet: f.packet,
                         ts_ns: f.ts_ns,
+                        seq: self.seen,
                     });
                     if self.pending.len() > self.max {
                         if let Some(old) = self.pending.pop_front() {
@@ -95,6 +112,11 @@ impl Pairing {
             Kind::Response => {
                 stats.responses += 1;
                 let corr = peek_response_correlation(f.data);
+                let found =
+                    corr.and_then(|c| self.pending.iter().position(|p| p.correlation_id == c));
+                if let Some(c) = corr.filter(|_| !self.tentative.is_empty()) {
+                    self.answer_tentative(c, found, stats, out);
+                }
                 let found =
                     corr.and_then(|c| self.pending.iter().position(|p| p.correlation_id == c));
                 match found.and_then(|i| self.pending.remove(i)) {
@@ -113,6 +135,7 @@ impl Pairing {
 
     /// The connection is gone: whatever is still pending was never answered.
     pub(super) fn close(&mut self, stats: &mut KafkaStats) {
+        self.drop_tentative(stats);
         for p in std::mem::take(&mut self.pending) {
             record_unanswered(stats, &p);
         }

@@ -27,8 +27,12 @@ use super::KafkaStats;
 use super::detect::{VERSION_SLACK, request_ident, request_start};
 use super::framer::{Framer, State};
 use super::pairing::Pairing;
-use rustc_hash::FxHashSet as HashSet;
-use std::sync::Arc;
+use std::collections::HashMap;
+
+mod confirm;
+mod passed;
+pub use confirm::Confirm;
+use passed::{between, tentatives};
 
 /// How far a client's next correlation id may be from its last, when frames are
 /// matched as one conversation.
@@ -53,30 +57,11 @@ const RESPONSE_PEEK: usize = 8;
 const CHAIN: usize = 64;
 /// Candidates kept waiting at once; past it one from the middle is rejected.
 const WAITING: usize = 256;
-/// Bytes a response hunt keeps after scanning them.
-const LOOK_BACK: usize = 64 << 10;
+/// Bytes a response hunt keeps after scanning them (at most half the
+/// per-direction limit).
+const LOOK_BACK: usize = 1 << 20;
 /// Echoed correlation ids remembered while hunting.
 const ECHOES: usize = 256;
-
-/// Says whether a whole frame (from its size prefix) decodes completely, with
-/// nothing left over, as a message of this kind, API key and version. The caller
-/// supplies it (the schemas live above this module).
-#[derive(Clone)]
-pub struct Confirm(Arc<ConfirmFn>);
-
-type ConfirmFn = dyn Fn(Kind, (i16, i16), &[u8]) -> bool + Send + Sync;
-
-impl Confirm {
-    pub fn new(f: impl Fn(Kind, (i16, i16), &[u8]) -> bool + Send + Sync + 'static) -> Self {
-        Confirm(Arc::new(f))
-    }
-}
-
-impl std::fmt::Debug for Confirm {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Confirm(..)")
-    }
-}
 
 /// What one hunting step did with the bytes it was shown.
 pub(super) enum Hunted {
@@ -120,12 +105,12 @@ struct Hunter<'a> {
     from_start: bool,
     /// The last request this direction framed: correlation id, client id field.
     last: Option<(i32, &'a [u8])>,
-    /// Correlation ids awaiting a response, made once per step.
-    asked: Option<HashSet<i32>>,
+    /// Correlation ids awaiting a response and their order, made once per step.
+    asked: Option<HashMap<i32, usize>>,
 }
 
 impl Hunter<'_> {
-    fn asked(&mut self) -> &HashSet<i32> {
+    fn asked(&mut self) -> &HashMap<i32, usize> {
         let pairing = self.pairing;
         self.asked.get_or_insert_with(|| pairing.asked())
     }
@@ -157,7 +142,7 @@ impl Hunter<'_> {
                 else {
                     return Start::Unknown;
                 };
-                yes(self.asked().contains(&corr))
+                yes(self.asked().contains_key(&corr))
             }
         }
     }
@@ -183,6 +168,8 @@ impl Hunter<'_> {
     fn verdict(&mut self, s: &[u8], echo: bool, aligned: bool) -> Verdict {
         let mut off = 0usize;
         let mut prev: Option<(i32, &[u8])> = None;
+        // Which pending request the first frame answers, in their order.
+        let mut first_answers = None;
         for _ in 0..CHAIN {
             let cur = s.get(off..).unwrap_or_default();
             let Some(size) = peek_size(cur) else {
@@ -193,21 +180,36 @@ impl Hunter<'_> {
                 // Confirming it would mean holding more than a direction may.
                 return Verdict::Rejected;
             }
-            let Some(whole) = cur.get(..total) else {
-                return Verdict::Wait;
-            };
             let id = self.ident(cur);
+            // A frame after the first needs only its header to be judged.
+            let whole = match cur.get(..total) {
+                Some(w) => w,
+                None if prev.is_some() && id.is_some() => &[],
+                None => return Verdict::Wait,
+            };
             if let Some(p) = prev {
                 let kind = self.kind;
-                if kind == Kind::Response && id.is_some_and(|(c, _)| self.asked().contains(&c)) {
-                    // The chain reached a response the other direction asked for.
-                    return Verdict::Confirmed;
+                let answers = id.and_then(|(c, _)| self.asked().get(&c).copied());
+                if let (Kind::Response, Some(i)) = (kind, answers) {
+                    // The chain reached a response the other direction asked for:
+                    // taken if it answers a later request than the first did, as
+                    // Kafka answers in order (payload bytes rarely keep to it).
+                    return if first_answers.is_none_or(|f| i > f) {
+                        Verdict::Confirmed
+                    } else {
+                        Verdict::Rejected
+                    };
                 }
                 if !id.is_some_and(|id| follows(p, id)) {
                     return Verdict::Rejected;
                 }
             } else if self.echoed(whole) || self.decodes(whole) || self.continues(id) {
                 return Verdict::Sure;
+            } else if self.kind == Kind::Response && echo {
+                first_answers = id.and_then(|(c, _)| self.asked().get(&c).copied());
+            }
+            if whole.is_empty() {
+                return Verdict::Wait;
             }
             prev = id;
             let next = cur.get(total..).unwrap_or_default();
@@ -229,8 +231,9 @@ impl Hunter<'_> {
                 Start::Unknown => return Verdict::Wait,
                 Start::No => return Verdict::Rejected,
             }
-            // A response answering a pending request, followed by one more frame of
-            // that conversation, is taken; a request needs the next one to follow it.
+            // A request needs the next one to follow it; a response, a later
+            // answer to a pending request (the frames between carrying on the
+            // conversation), so the next is looked at in the next round.
             let next_id = self.ident(next);
             let joined = next_id.is_some_and(|n| id.is_some_and(|c| follows(c, n)));
             if self.kind == Kind::Request {
@@ -244,9 +247,6 @@ impl Hunter<'_> {
                 }
                 off += total;
                 continue;
-            }
-            if echo && joined {
-                return Verdict::Confirmed;
             }
             off += total;
         }
@@ -295,7 +295,7 @@ impl Hunter<'_> {
                 // An answer to a pending request, or the conversation's next one.
                 Kind::Response => {
                     let n = self.ident(next);
-                    n.is_some_and(|(c, _)| self.asked().contains(&c))
+                    n.is_some_and(|(c, _)| self.asked().contains_key(&c))
                         || n.zip(id).is_some_and(|(n, c)| follows(c, n))
                 }
             };
@@ -397,7 +397,7 @@ impl Framer {
         &mut self,
         rest: &[u8],
         rest_start: u64,
-        pairing: &Pairing,
+        pairing: &mut Pairing,
         stats: &mut KafkaStats,
     ) -> Hunted {
         let State::Hunting(h) = &mut self.state else {
@@ -427,6 +427,12 @@ impl Framer {
         let echo = |at: usize| !(from_start && at == 0);
         let ending = h.ending;
         let mut rejected_now = 0u64;
+        let mut cut = Vec::new();
+        let whole = |s: &[u8]| {
+            peek_size(s)
+                .and_then(|n| usize::try_from(n).ok())
+                .is_some_and(|n| n + 4 <= s.len())
+        };
         let mut waiting = Vec::new();
         let mut taken = None;
         // An offset's fate: a confirmed candidate is taken unless an earlier one
@@ -455,8 +461,16 @@ impl Framer {
                     rejected_now += waiting.len() as u64;
                     return true;
                 }
-                // Nothing more will come, or waiting would hold more than a direction may.
-                Verdict::Wait if ending || s.len() > hunter.max_buffered => rejected_now += 1,
+                // Nothing more will come: the frames ending where a cut one begins may
+                // still be confirmed by their answers.
+                Verdict::Wait if ending => {
+                    rejected_now += 1;
+                    if !whole(s) {
+                        cut.push(at);
+                    }
+                }
+                // Waiting would hold more than a direction may.
+                Verdict::Wait if s.len() > hunter.max_buffered => rejected_now += 1,
                 Verdict::Confirmed | Verdict::Wait => {
                     // Full: the earliest stay (if true, the later ones lie inside them)
                     // and so do the newest (the true boundary may come after many).
@@ -503,7 +517,24 @@ impl Framer {
         }
         stats.rejected_candidates += rejected_now;
         h.rejected += rejected_now;
+        let me = (self.conn, self.src, self.dst, self.kind);
+        if taken.is_none() && ending && self.kind == Kind::Request {
+            // The data ends (a hole): the frames ending where it ends, or where a
+            // frame it cuts begins, may still be answered.
+            cut.push(rest.len());
+            let found = tentatives(rest, &cut, rest_start, &self.marks, me, self.limits);
+            pairing.add_tentative(self.kind, found);
+        }
         if let Some(t) = taken {
+            let mut found = tentatives(rest, &[t], rest_start, &self.marks, me, self.limits);
+            if self.kind == Kind::Response {
+                let next = rest
+                    .get(t + 4..t + 8)
+                    .and_then(|c| c.try_into().ok())
+                    .map(i32::from_be_bytes);
+                between(&mut found, rest_start + t as u64, self.last_answer, next);
+            }
+            pairing.add_tentative(self.kind, found);
             stats.skipped_bytes += t as u64;
             stats.hunted_bytes += t as u64;
             // Earlier packets may have been passed over too, not just `t` bytes of this one.
@@ -525,11 +556,26 @@ impl Framer {
             self.state = State::Framing;
             return Hunted::Found(t);
         }
-        // Bytes before the first that may still matter are passed over. Joined
-        // mid-stream, a response hunt keeps a look-back: the requests there are
-        // found by hunting too, and may be confirmed after their answers pass.
+        // Bytes before the first that may still matter are passed over. A
+        // response hunt keeps a look-back: the requests these bytes answer may be
+        // confirmed only later (a client without a name needs two more requests,
+        // a tentative one its answer). It is trimmed in steps, so that keeping it
+        // costs linear time.
         let look_back = match self.kind {
-            Kind::Response if h.unseen_start => rest.len().saturating_sub(LOOK_BACK),
+            Kind::Response => {
+                let keep = LOOK_BACK.min(self.limits.max_buffered / 2);
+                let over = rest.len().saturating_sub(keep);
+                let from = if over > keep / 2 { over } else { 0 };
+                // It starts where a response could: bytes before are of no use.
+                let max = self.limits.max_frame;
+                (from..at)
+                    .find(|&o| {
+                        rest.get(o..)
+                            .and_then(peek_size)
+                            .is_some_and(|n| n >= 4 && n as u32 <= max)
+                    })
+                    .unwrap_or(at)
+            }
             _ => at,
         };
         let keep = waiting
