@@ -99,6 +99,13 @@ pub fn render(s: &RunStats) -> String {
             t.peak_buffered,
             k.peak_buffered
         )?;
+        if k.tentative_confirmed + k.tentative_dropped + k.out_of_order > 0 {
+            writeln!(
+                e,
+                "  resync: {} passed-over requests confirmed by their answers, {} never confirmed (not printed); {} messages printed after a later one of their connection",
+                k.tentative_confirmed, k.tentative_dropped, k.out_of_order
+            )?;
+        }
         let names = &s.topics;
         if names.evicted > 0 || names.too_long > 0 {
             writeln!(
