@@ -1017,8 +1017,8 @@ fn record<S: Source, T: Trace>(
         TVal::Int(offset_delta.into()),
         "added to BaseOffset",
     );
-    let key = bytes(&mut c, "Key", "KeyLength", t)?;
-    let value = bytes(&mut c, "Value", "ValueLength", t)?;
+    let key = bytes(&mut c, "Key", "KeyLength", Len::Varint, t)?;
+    let value = bytes(&mut c, "Value", "ValueLength", Len::Varint, t)?;
     let p = c.pos;
     let n = c.varint()?;
     if n < 0 {
@@ -1081,7 +1081,7 @@ fn record<S: Source, T: Trace>(
             TVal::Text(kstart, key.len),
             "",
         );
-        let value = bytes(&mut c, "Value", "ValueLength", t)?;
+        let value = bytes(&mut c, "Value", "ValueLength", Len::Varint, t)?;
         t.close(c.pos);
         headers.push(Header { key, value });
     }
@@ -1128,21 +1128,33 @@ fn record<S: Source, T: Trace>(
     }))
 }
 
-/// A varint length (-1 for null) and that many bytes.
+/// How a byte field's length is written: a varint in magic 2 records, an int32 in
+/// magic 0 and 1 messages.
+#[derive(Clone, Copy)]
+enum Len {
+    Varint,
+    Int32,
+}
+
+/// A length (-1 for null) and that many bytes.
 fn bytes<T: Trace>(
     c: &mut Cur<'_>,
     name: &'static str,
     len_name: &'static str,
+    len: Len,
     t: &mut T,
 ) -> Result<Option<Span>, Fail> {
     let p = c.pos;
-    let n = c.varint()?;
+    let (n, ty) = match len {
+        Len::Varint => (c.varint()?, "varint"),
+        Len::Int32 => (c.i32()?, "int32"),
+    };
     t.leaf(
         p,
         c.pos,
         len_name,
         None,
-        "varint",
+        ty,
         TVal::Int(n.into()),
         if n == -1 { "null" } else { "" },
     );
@@ -1296,8 +1308,8 @@ fn message_fields<T: Trace>(buf: &[u8], at: usize, m: &mut Message, t: &mut T) -
             "",
         );
     }
-    m.key = legacy_bytes(&mut c, "Key", "KeyLength", t)?;
-    m.value = legacy_bytes(&mut c, "Value", "ValueLength", t)?;
+    m.key = bytes(&mut c, "Key", "KeyLength", Len::Int32, t)?;
+    m.value = bytes(&mut c, "Value", "ValueLength", Len::Int32, t)?;
     if c.remaining() > 0 {
         return Err(Fail::Other(format!(
             "{} bytes after the message value",
@@ -1305,50 +1317,6 @@ fn message_fields<T: Trace>(buf: &[u8], at: usize, m: &mut Message, t: &mut T) -
         )));
     }
     Ok(())
-}
-
-fn legacy_bytes<T: Trace>(
-    c: &mut Cur<'_>,
-    name: &'static str,
-    len_name: &'static str,
-    t: &mut T,
-) -> Result<Option<Span>, Fail> {
-    let p = c.pos;
-    let n = c.i32()?;
-    t.leaf(
-        p,
-        c.pos,
-        len_name,
-        None,
-        "int32",
-        TVal::Int(n.into()),
-        if n == -1 { "null" } else { "" },
-    );
-    if n < -1 {
-        return Err(Fail::Negative {
-            at: p,
-            what: "length",
-            value: n.into(),
-        });
-    }
-    if n == -1 {
-        return Ok(None);
-    }
-    let start = c.pos;
-    c.take(n as usize)?;
-    t.leaf(
-        start,
-        c.pos,
-        name,
-        None,
-        "bytes",
-        TVal::Range(start, n as usize),
-        "",
-    );
-    Ok(Some(Span {
-        start,
-        len: n as usize,
-    }))
 }
 
 /// Decompresses a wrapper message's value and decodes the inner message set.
