@@ -11,7 +11,7 @@ const SUMMARY: Fields = Fields::Names(&["ErrorCode", "Name", "PartitionErrorCode
 
 pub(crate) const API: Api = Api {
     key: 24,
-    details,
+    details: |b, out| out.push_str(&details(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };

@@ -11,7 +11,7 @@ const SUMMARY: Fields = Fields::Names(&["ApiKey", "ApiKeys", "ClientSoftwareName
 
 pub(crate) const API: Api = Api {
     key: 18,
-    details,
+    details: |b, out| out.push_str(&details(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };

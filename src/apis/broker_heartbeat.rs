@@ -10,7 +10,7 @@ const SUMMARY: Fields = Fields::Names(&["BrokerEpoch", "BrokerId", "CurrentMetad
 
 pub(crate) const API: Api = Api {
     key: 63,
-    details,
+    details: |b, out| out.push_str(&details(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };

@@ -11,7 +11,7 @@ const SUMMARY: Fields = Fields::Names(&["ErrorCode", "Name", "NumPartitions", "R
 
 pub(crate) const API: Api = Api {
     key: 19,
-    details,
+    details: |b, out| out.push_str(&details(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };

@@ -10,7 +10,7 @@ const SUMMARY: Fields = Fields::Names(&["ErrorCode", "Name", "Responses", "Throt
 
 pub(crate) const API: Api = Api {
     key: 20,
-    details,
+    details: |b, out| out.push_str(&details(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };

@@ -10,7 +10,7 @@ const SUMMARY: Fields = Fields::Names(&["Configs", "ConfigurationKeys", "ErrorCo
 
 pub(crate) const API: Api = Api {
     key: 32,
-    details,
+    details: |b, out| out.push_str(&details(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };

@@ -9,7 +9,7 @@ const SUMMARY: Fields = Fields::Names(&["Committed", "ErrorCode", "ProducerEpoch
 
 pub(crate) const API: Api = Api {
     key: 26,
-    details,
+    details: |b, out| out.push_str(&details(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };

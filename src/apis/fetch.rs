@@ -10,7 +10,7 @@ const SUMMARY: Fields = Fields::Names(&["CurrentLeader", "ErrorCode", "FetchOffs
 
 pub(crate) const API: Api = Api {
     key: 1,
-    details,
+    details: |b, out| out.push_str(&details(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };

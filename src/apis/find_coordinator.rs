@@ -6,7 +6,6 @@ use crate::apis;
 use crate::codec::{Kind, Tree, Value};
 use crate::proto::FIND_COORDINATOR;
 use crate::view::labels;
-use std::fmt::Write;
 
 /// The body fields its summary line reads, from the body's root: a key (v0-3) or keys
 /// (v4+), and one answer (v0-3) or one per key (v4+).
@@ -44,60 +43,74 @@ pub fn key_type_name(t: i64) -> Option<&'static str> {
     }
 }
 
-fn details(b: &super::Body<'_, '_>) -> String {
+fn details(b: &super::Body<'_, '_>, out: &mut String) {
     match b.kind {
-        Kind::Request => request(b.tree, b.at),
-        Kind::Response => response(b.tree, b.at),
+        Kind::Request => request(b.tree, b.at, out),
+        Kind::Response => response(b.tree, b.at, out),
     }
 }
 
-fn request(t: &Tree<'_>, body: usize) -> String {
-    let kt = labels::key_type(t.int(body, "KeyType").unwrap_or(0));
-    if let Some(key) = apis::string(t, body, "Key") {
-        return format!("{kt} key={key}");
+fn request(t: &Tree<'_>, body: usize, out: &mut String) {
+    labels::push_key_type(out, t.int(body, "KeyType").unwrap_or(0));
+    if let Some(key) = t.str(body, "Key") {
+        out.push_str(" key=");
+        apis::push_string(out, key);
+        return;
     }
-    let keys: Vec<&str> = t
-        .elements(body, "CoordinatorKeys")
-        .into_iter()
+    out.push_str(" keys=[");
+    let keys = t
+        .elems(body, "CoordinatorKeys")
         .filter_map(|e| match t.nodes.get(e)?.value {
             Value::Str(Some(s)) => Some(s),
             _ => None,
-        })
-        .collect();
-    format!("{kt} keys=[{}]", labels::list(&keys, labels::short))
+        });
+    labels::push_list(out, keys, labels::push_short);
+    out.push(']');
 }
 
 /// `→ node 2 (host:port)`, or the error.
-fn coordinator(t: &Tree<'_>, at: usize) -> String {
+fn coordinator(t: &Tree<'_>, at: usize, out: &mut String) {
     let code = t.int(at, "ErrorCode").unwrap_or(0);
     if code != 0 {
-        let mut s = labels::error(code);
-        if let Some(msg) =
-            apis::string(t, at, "ErrorMessage").filter(|m| m != "null" && !m.is_empty())
-        {
-            let _ = write!(s, " ({msg})");
+        labels::push_error(out, code);
+        // A null or empty message is left out.
+        if let Some(Some(msg)) = t.str(at, "ErrorMessage").filter(|m| *m != Some("")) {
+            let mark = out.len();
+            out.push_str(" (");
+            labels::push_short(out, msg);
+            if out.get(mark + 2..) == Some("null") {
+                // The words the wire sent are `null`: shown as none, as before.
+                out.truncate(mark);
+            } else {
+                out.push(')');
+            }
         }
-        return s;
+        return;
     }
-    format!(
-        "node {} ({}:{})",
-        t.int(at, "NodeId").unwrap_or(-1),
-        apis::string(t, at, "Host").unwrap_or_default(),
-        t.int(at, "Port").unwrap_or(0)
-    )
+    out.push_str("node ");
+    labels::push_int(out, t.int(at, "NodeId").unwrap_or(-1));
+    out.push_str(" (");
+    if let Some(host) = t.str(at, "Host") {
+        apis::push_string(out, host);
+    }
+    out.push(':');
+    labels::push_int(out, t.int(at, "Port").unwrap_or(0));
+    out.push(')');
 }
 
-fn response(t: &Tree<'_>, body: usize) -> String {
+fn response(t: &Tree<'_>, body: usize, out: &mut String) {
     if t.field(body, "Coordinators").is_none() {
-        return format!("→ {}", coordinator(t, body));
+        out.push_str("→ ");
+        coordinator(t, body, out);
+        return;
     }
-    labels::list(&t.elements(body, "Coordinators"), |c| {
-        format!(
-            "{} → {}",
-            apis::string(t, c, "Key").unwrap_or_default(),
-            coordinator(t, c)
-        )
-    })
+    labels::push_list(out, t.elems(body, "Coordinators"), |out, c| {
+        if let Some(key) = t.str(c, "Key") {
+            apis::push_string(out, key);
+        }
+        out.push_str(" → ");
+        coordinator(t, c, out);
+    });
 }
 
 /// What the coordinator map needs from a FindCoordinator request.

@@ -11,25 +11,25 @@ const SUMMARY: Fields = Fields::Names(&["Assignment", "Assignments", "ErrorCode"
 
 pub(crate) const JOIN: Api = Api {
     key: 11,
-    details: join_group,
+    details: |b, out| out.push_str(&join_group(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const HEARTBEAT: Api = Api {
     key: 12,
-    details: heartbeat,
+    details: |b, out| out.push_str(&heartbeat(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const LEAVE: Api = Api {
     key: 13,
-    details: leave_group,
+    details: |b, out| out.push_str(&leave_group(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const SYNC: Api = Api {
     key: 14,
-    details: sync_group,
+    details: |b, out| out.push_str(&sync_group(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };

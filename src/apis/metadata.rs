@@ -11,7 +11,7 @@ const SUMMARY: Fields = Fields::Names(&["AllowAutoTopicCreation", "Brokers", "Co
 
 pub(crate) const API: Api = Api {
     key: 3,
-    details,
+    details: |b, out| out.push_str(&details(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };

@@ -42,12 +42,12 @@ use crate::topics::IdNames;
 use crate::view::labels;
 
 /// What kwire knows about one API beyond its schema. Summary details write their lists
-/// with [`labels::list`] and their strings with [`string`] or [`labels::short`], so every
+/// with [`labels::push_list`] and their strings with [`push_string`] or [`labels::push_short`], so every
 /// API's line stays short the same way.
 pub struct Api {
     pub key: i16,
-    /// The summary line's details of a decoded body.
-    pub details: fn(&Body<'_, '_>) -> String,
+    /// Appends the summary line's details of a decoded body.
+    pub details: fn(&Body<'_, '_>, &mut String),
     /// The body fields `details` reads: only these are decoded for a summary line.
     pub summary: Fields,
     /// Which capture-wide analysis takes this API's messages.
@@ -65,6 +65,21 @@ pub fn details<'a>(
     names: &IdNames,
     client: Option<&'a str>,
 ) -> String {
+    let mut out = String::new();
+    write_details(&mut out, key, kind, tree, body, names, client);
+    out
+}
+
+/// Appends [`details`]'s text to `out`.
+pub fn write_details<'a>(
+    out: &mut String,
+    key: Option<i16>,
+    kind: Kind,
+    tree: &Tree<'a>,
+    body: usize,
+    names: &IdNames,
+    client: Option<&'a str>,
+) {
     let b = Body {
         kind,
         tree,
@@ -73,22 +88,22 @@ pub fn details<'a>(
         client,
         records_shown: Default::default(),
     };
-    let mut d = match key.and_then(get) {
-        Some(api) => (api.details)(&b),
-        None => generic::details(&b),
-    };
+    let start = out.len();
+    match key.and_then(get) {
+        Some(api) => (api.details)(&b, out),
+        None => out.push_str(&generic::details(&b)),
+    }
     // The batch headers' facts (records, bytes, codecs) of `records` fields the
     // API's own words left out.
     if !b.records_shown.get() {
-        let records = crate::view::records::summary(tree);
-        if !records.is_empty() {
-            if !d.is_empty() {
-                d.push_str("  ");
-            }
-            d.push_str(&records);
+        let mark = out.len();
+        if mark > start {
+            out.push_str("  ");
+        }
+        if !crate::view::records::push_summary(out, tree) {
+            out.truncate(mark);
         }
     }
-    d
 }
 
 /// Body fields an API file names.
@@ -173,13 +188,13 @@ pub fn get(key: i16) -> Option<&'static Api> {
     APIS.iter().find(|a| a.key == key)
 }
 
-/// A string field for the summary line: escaped and cut as [`labels::short`] does;
-/// `null` when the wire says null.
-pub(crate) fn string(t: &Tree<'_>, parent: usize, name: &str) -> Option<String> {
-    Some(
-        t.str(parent, name)?
-            .map_or_else(|| "null".into(), labels::short),
-    )
+/// Appends a string field's value for the summary line: escaped and cut as
+/// [`labels::short`] does; `null` when the wire says null.
+pub(crate) fn push_string(out: &mut String, s: Option<&str>) {
+    match s {
+        Some(s) => labels::push_short(out, s),
+        None => out.push_str("null"),
+    }
 }
 
 /// An `i32` field; `None` when absent or out of range.

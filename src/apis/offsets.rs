@@ -11,13 +11,13 @@ const SUMMARY: Fields = Fields::Names(&["CommittedOffset", "ErrorCode", "Generat
 
 pub(crate) const COMMIT: Api = Api {
     key: 8,
-    details: commit,
+    details: |b, out| out.push_str(&commit(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const FETCH: Api = Api {
     key: 9,
-    details: fetch,
+    details: |b, out| out.push_str(&fetch(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };

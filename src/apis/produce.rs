@@ -9,7 +9,7 @@ const SUMMARY: Fields = Fields::Names(&["Acks", "BaseOffset", "ErrorCode", "Inde
 
 pub(crate) const API: Api = Api {
     key: 0,
-    details,
+    details: |b, out| out.push_str(&details(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };

@@ -11,25 +11,25 @@ const SUMMARY: Fields = Fields::Names(&["CandidateId", "CurrentVoters", "EndOffs
 
 pub(crate) const BEGIN: Api = Api {
     key: 53,
-    details: begin,
+    details: |b, out| out.push_str(&begin(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const END: Api = Api {
     key: 54,
-    details: end,
+    details: |b, out| out.push_str(&end(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const DESCRIBE: Api = Api {
     key: 55,
-    details: describe,
+    details: |b, out| out.push_str(&describe(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const FETCH_SNAPSHOT: Api = Api {
     key: 59,
-    details: fetch_snapshot,
+    details: |b, out| out.push_str(&fetch_snapshot(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };

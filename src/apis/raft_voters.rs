@@ -11,19 +11,19 @@ const SUMMARY: Fields = Fields::Names(&["CurrentLeader", "CurrentLeaderEpoch", "
 
 pub(crate) const ADD: Api = Api {
     key: 80,
-    details: voter_change,
+    details: |b, out| out.push_str(&voter_change(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const REMOVE: Api = Api {
     key: 81,
-    details: voter_change,
+    details: |b, out| out.push_str(&voter_change(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const UPDATE: Api = Api {
     key: 82,
-    details: voter_change,
+    details: |b, out| out.push_str(&voter_change(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };

@@ -11,13 +11,13 @@ const SUMMARY: Fields = Fields::Names(&["AuthBytes", "ErrorCode", "ErrorMessage"
 
 pub(crate) const HANDSHAKE: Api = Api {
     key: 17,
-    details: handshake,
+    details: |b, out| out.push_str(&handshake(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 pub(crate) const AUTHENTICATE: Api = Api {
     key: 36,
-    details: authenticate,
+    details: |b, out| out.push_str(&authenticate(b)),
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };

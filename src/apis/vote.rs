@@ -5,7 +5,6 @@ use super::{Api, Fields, Track, int16, int32};
 use crate::codec::{Kind, Tree};
 use crate::proto::VOTE;
 use crate::view::labels;
-use std::fmt::Write;
 use std::net::{IpAddr, SocketAddr};
 
 /// The body fields its summary line reads, from the body's root.
@@ -30,65 +29,65 @@ pub(crate) const API: Api = Api {
     track: Track::Elections,
 };
 
-fn details(b: &super::Body<'_, '_>) -> String {
+fn details(b: &super::Body<'_, '_>, out: &mut String) {
     match b.kind {
-        Kind::Request => request(b.tree, b.at),
-        Kind::Response => response(b.tree, b.at),
+        Kind::Request => request(b.tree, b.at, out),
+        Kind::Response => response(b.tree, b.at, out),
     }
 }
 
 /// The partitions of every topic in a Vote message.
-fn partitions(t: &Tree<'_>, body: usize) -> Vec<usize> {
-    t.elements(body, "Topics")
-        .into_iter()
-        .flat_map(|topic| t.elements(topic, "Partitions"))
-        .collect()
+fn partitions<'t>(t: &'t Tree<'_>, body: usize) -> impl Iterator<Item = usize> + 't {
+    t.elems(body, "Topics")
+        .flat_map(move |topic| t.elems(topic, "Partitions"))
 }
 
-fn request(t: &Tree<'_>, body: usize) -> String {
-    let mut s = labels::list(&partitions(t, body), |p| {
-        let pre = t.bool(p, "PreVote") == Some(true);
-        format!(
-            "{}replica={} epoch={} last={}@{}",
-            if pre { "prevote " } else { "" },
-            t.int(p, "ReplicaId").unwrap_or(-1),
-            t.int(p, "ReplicaEpoch").unwrap_or(-1),
-            t.int(p, "LastOffset").unwrap_or(-1),
-            t.int(p, "LastOffsetEpoch").unwrap_or(-1),
-        )
+fn request(t: &Tree<'_>, body: usize, out: &mut String) {
+    labels::push_list(out, partitions(t, body), |out, p| {
+        if t.bool(p, "PreVote") == Some(true) {
+            out.push_str("prevote ");
+        }
+        out.push_str("replica=");
+        labels::push_int(out, t.int(p, "ReplicaId").unwrap_or(-1));
+        out.push_str(" epoch=");
+        labels::push_int(out, t.int(p, "ReplicaEpoch").unwrap_or(-1));
+        out.push_str(" last=");
+        labels::push_int(out, t.int(p, "LastOffset").unwrap_or(-1));
+        out.push('@');
+        labels::push_int(out, t.int(p, "LastOffsetEpoch").unwrap_or(-1));
     });
     if let Some(v) = t.int(body, "VoterId") {
-        let _ = write!(s, " → voter {v}");
+        out.push_str(" → voter ");
+        labels::push_int(out, v);
     }
-    s
 }
 
-fn response(t: &Tree<'_>, body: usize) -> String {
-    let mut s = labels::list(&partitions(t, body), |p| {
-        let mut s = format!(
-            "granted={} leader={} epoch={}",
-            if t.bool(p, "VoteGranted") == Some(true) {
-                "yes"
-            } else {
-                "no"
-            },
-            t.int(p, "LeaderId").unwrap_or(-1),
-            t.int(p, "LeaderEpoch").unwrap_or(-1),
-        );
+fn response(t: &Tree<'_>, body: usize, out: &mut String) {
+    let start = out.len();
+    labels::push_list(out, partitions(t, body), |out, p| {
+        out.push_str("granted=");
+        out.push_str(if t.bool(p, "VoteGranted") == Some(true) {
+            "yes"
+        } else {
+            "no"
+        });
+        out.push_str(" leader=");
+        labels::push_int(out, t.int(p, "LeaderId").unwrap_or(-1));
+        out.push_str(" epoch=");
+        labels::push_int(out, t.int(p, "LeaderEpoch").unwrap_or(-1));
         let code = t.int(p, "ErrorCode").unwrap_or(0);
         if code != 0 {
-            let _ = write!(s, " {}", labels::error(code));
+            out.push(' ');
+            labels::push_error(out, code);
         }
-        s
     });
     let top = t.int(body, "ErrorCode").unwrap_or(0);
     if top != 0 {
-        if !s.is_empty() {
-            s.push_str(", ");
+        if out.len() > start {
+            out.push_str(", ");
         }
-        s.push_str(&labels::error(top));
+        labels::push_error(out, top);
     }
-    s
 }
 
 /// What the election timeline needs from a Vote request.

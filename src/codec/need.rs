@@ -7,7 +7,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use super::schema::{Field, FieldType, MessageSchema, Prim};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// A body field by its names from the body's root (`anchored`), or the same names
 /// ending a chain at any depth (`ErrorCode`, `Topics.Name`). Lists are transparent.
@@ -82,8 +82,9 @@ pub struct Need {
     records: bool,
     /// `TopicId` and its names, in every struct that has one.
     topics: bool,
-    /// Plans for the process-wide codec's schemas, made on first use.
-    plans: OnceLock<Vec<Planned>>,
+    /// Plans of the schemas met so far, by address, made on first use of each (planning
+    /// every schema up front would parse all the lazily loaded ones).
+    plans: Mutex<Vec<Planned>>,
 }
 
 impl Clone for Need {
@@ -96,7 +97,7 @@ impl Clone for Need {
             error_codes: self.error_codes,
             records: self.records,
             topics: self.topics,
-            plans: OnceLock::new(),
+            plans: Mutex::new(Vec::new()),
         }
     }
 }
@@ -114,8 +115,8 @@ pub(crate) enum Act {
     Into(Box<[Act]>),
 }
 
-/// A schema (by address) and the acts for its body; `None` builds nothing.
-type Planned = (usize, Option<Box<[Act]>>);
+/// A schema (by address) and the acts for its body; empty builds nothing.
+type Planned = (usize, Arc<[Act]>);
 
 /// What a struct's fields get: `None` builds them all.
 pub(crate) type Plan<'p> = Option<&'p [Act]>;
@@ -146,7 +147,7 @@ impl Need {
             error_codes: false,
             records: false,
             topics,
-            plans: OnceLock::new(),
+            plans: Mutex::new(Vec::new()),
         }
     }
 
@@ -161,7 +162,7 @@ impl Need {
                 self.paths.push(p);
             }
         }
-        self.plans = OnceLock::new();
+        self.plans = Mutex::new(Vec::new());
         self
     }
 
@@ -181,28 +182,28 @@ impl Need {
                 }
             }
         }
-        self.plans = OnceLock::new();
+        self.plans = Mutex::new(Vec::new());
         self
     }
 
     /// Also, for every API without its own paths, what the generic summary line shows.
     pub fn with_generic(mut self) -> Need {
         self.generic = true;
-        self.plans = OnceLock::new();
+        self.plans = Mutex::new(Vec::new());
         self
     }
 
     /// Also every `…ErrorCode` field.
     pub fn with_error_codes(mut self) -> Need {
         self.error_codes = true;
-        self.plans = OnceLock::new();
+        self.plans = Mutex::new(Vec::new());
         self
     }
 
     /// Also every `records` field, with its topic and partition.
     pub fn with_records(mut self) -> Need {
         self.records = true;
-        self.plans = OnceLock::new();
+        self.plans = Mutex::new(Vec::new());
         self
     }
 
@@ -216,7 +217,7 @@ impl Need {
             error_codes: self.error_codes || other.error_codes,
             records: self.records || other.records,
             topics: self.topics || other.topics,
-            plans: OnceLock::new(),
+            plans: Mutex::new(Vec::new()),
         };
         n = n.with_paths(other.paths.iter().cloned());
         for (k, p) in &other.api_paths {
@@ -243,31 +244,29 @@ impl Need {
                 }))
     }
 
-    /// Calls `f` with the plan for a body of schema `s`.
-    pub(crate) fn with_plan<R>(&self, s: &MessageSchema, f: impl FnOnce(Plan<'_>) -> R) -> R {
+    /// Calls `f` with the plan for a body of schema `s`. Schemas live for the whole
+    /// process (see [`super::Codec`]), so an address names one schema for good.
+    pub(crate) fn with_plan<R>(
+        &self,
+        s: &'static MessageSchema,
+        f: impl FnOnce(Plan<'_>) -> R,
+    ) -> R {
         if self.all {
             return f(None);
         }
-        let plans = self.plans.get_or_init(|| {
-            let mut v: Vec<Planned> = super::current()
-                .schemas
-                .all_messages()
-                .map(|m| (key_of(m), self.plan(m)))
-                .collect();
-            v.sort_by_key(|(k, _)| *k);
-            v
-        });
-        match plans.binary_search_by_key(&key_of(s), |(k, _)| *k) {
-            Ok(at) => match plans.get(at) {
-                Some((_, p)) => f(Some(p.as_deref().unwrap_or_default())),
-                None => f(Some(&[])),
-            },
-            // A schema of another codec than the process-wide one: planned each time.
-            Err(_) => {
-                let p = self.plan(s);
-                f(Some(p.as_deref().unwrap_or_default()))
+        let key = key_of(s);
+        let plan = {
+            let mut plans = self.plans.lock().unwrap_or_else(PoisonError::into_inner);
+            match plans.binary_search_by_key(&key, |(k, _)| *k) {
+                Ok(at) => plans.get(at).map(|(_, p)| Arc::clone(p)),
+                Err(at) => {
+                    let p: Arc<[Act]> = self.plan(s).map_or_else(|| Arc::from([]), Arc::from);
+                    plans.insert(at, (key, Arc::clone(&p)));
+                    Some(p)
+                }
             }
-        }
+        };
+        f(Some(plan.as_deref().unwrap_or_default()))
     }
 
     /// The acts for a body of `s`; `None` when nothing is built.

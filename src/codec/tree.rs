@@ -115,7 +115,7 @@ impl<'a> Tree<'a> {
 
     /// The first direct child field of `i` named `name`, looking inside known tagged fields too.
     pub fn field(&self, i: usize, name: &str) -> Option<usize> {
-        let named = |c: &usize| self.nodes.get(*c).is_some_and(|n| n.name == name);
+        let named = |c: &usize| self.nodes.get(*c).is_some_and(|n| same_name(n.name, name));
         for c in self.children(i) {
             match self.nodes.get(c).map(|n| n.role) {
                 Some(Role::Field) if named(&c) => return Some(c),
@@ -164,12 +164,21 @@ impl<'a> Tree<'a> {
 
     /// The element nodes of the array field `name` under `parent`.
     pub fn elements(&self, parent: usize, name: &str) -> Vec<usize> {
-        let Some(a) = self.field(parent, name) else {
-            return Vec::new();
+        self.elems(parent, name).collect()
+    }
+
+    /// As [`Tree::elements`], without collecting them.
+    pub fn elems(&self, parent: usize, name: &str) -> impl Iterator<Item = usize> + '_ {
+        let a = self.field(parent, name);
+        let children = match a {
+            Some(a) => self.children(a),
+            None => Children {
+                tree: self,
+                at: 0,
+                end: 0,
+            },
         };
-        self.children(a)
-            .filter(|&c| self.nodes.get(c).is_some_and(|n| n.index.is_some()))
-            .collect()
+        children.filter(|&c| self.nodes.get(c).is_some_and(|n| n.index.is_some()))
     }
 }
 
@@ -237,6 +246,13 @@ impl Tree<'_> {
             })
             .collect()
     }
+}
+
+/// Names are compared often and mostly differ: length and first byte settle most
+/// without a call to `memcmp`.
+#[inline]
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
 }
 
 fn is_scalar(v: Value<'_>) -> bool {

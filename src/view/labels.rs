@@ -5,7 +5,6 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
-use super::escape::escape;
 use crate::codec::Message;
 use crate::proto::{api_name, error_name};
 use std::fmt::Write;
@@ -72,9 +71,25 @@ pub const SUMMARY_CHARS: usize = 40;
 /// A wire string for a summary line: escaped, and cut after [`SUMMARY_CHARS`] characters
 /// with `…`. The cut is made before escaping, so an escape is never split.
 pub fn short(s: &str) -> String {
-    match s.char_indices().nth(SUMMARY_CHARS) {
-        Some((at, _)) => format!("{}…", escape(s.get(..at).unwrap_or(s))),
-        None => escape(s).into_owned(),
+    let mut out = String::new();
+    push_short(&mut out, s);
+    out
+}
+
+/// Appends [`short`]'s text.
+pub fn push_short(out: &mut String, s: &str) {
+    // Fewer bytes than the limit's characters: nothing to cut, no need to count.
+    let cut = if s.len() <= SUMMARY_CHARS {
+        None
+    } else {
+        s.char_indices().nth(SUMMARY_CHARS).map(|(at, _)| at)
+    };
+    match cut {
+        Some(at) => {
+            super::escape::push_escaped(out, s.get(..at).unwrap_or(s));
+            out.push('…');
+        }
+        None => super::escape::push_escaped(out, s),
     }
 }
 
@@ -82,17 +97,31 @@ pub fn short(s: &str) -> String {
 /// by `, `, then `, +N more`. Items past the limit are counted, never formatted.
 pub fn list<T: Copy>(items: &[T], mut item: impl FnMut(T) -> String) -> String {
     let mut out = String::new();
-    for (i, x) in items.iter().take(SUMMARY_ITEMS).enumerate() {
+    push_list(&mut out, items.iter().copied(), |out, x| {
+        out.push_str(&item(x))
+    });
+    out
+}
+
+/// Appends [`list`]'s text, each item written in place by `item`.
+pub fn push_list<T>(
+    out: &mut String,
+    items: impl IntoIterator<Item = T>,
+    mut item: impl FnMut(&mut String, T),
+) {
+    let mut items = items.into_iter();
+    for (i, x) in items.by_ref().take(SUMMARY_ITEMS).enumerate() {
         if i > 0 {
             out.push_str(", ");
         }
-        out.push_str(&item(*x));
+        item(out, x);
     }
-    let more = items.len().saturating_sub(SUMMARY_ITEMS);
+    let more = items.count();
     if more > 0 {
-        let _ = write!(out, ", +{more} more");
+        out.push_str(", +");
+        push_int(out, more);
+        out.push_str(" more");
     }
-    out
 }
 
 /// A count with thousands separators: `1,234`.
@@ -181,16 +210,38 @@ pub fn bytes(n: u64) -> String {
 
 /// Kafka's name for an error code, or `error N`.
 pub fn error(code: i64) -> String {
-    i16::try_from(code)
-        .ok()
-        .and_then(error_name)
-        .map_or_else(|| format!("error {code}"), str::to_string)
+    let mut s = String::new();
+    push_error(&mut s, code);
+    s
+}
+
+/// Appends [`error`]'s text.
+pub fn push_error(out: &mut String, code: i64) {
+    match i16::try_from(code).ok().and_then(error_name) {
+        Some(name) => out.push_str(name),
+        None => {
+            out.push_str("error ");
+            push_int(out, code);
+        }
+    }
 }
 
 /// A FindCoordinator key type as the summary line writes it: `group`, or `keytype=N`.
 pub fn key_type(t: i64) -> String {
-    crate::apis::find_coordinator::key_type_name(t)
-        .map_or_else(|| format!("keytype={t}"), str::to_string)
+    let mut s = String::new();
+    push_key_type(&mut s, t);
+    s
+}
+
+/// Appends [`key_type`]'s text.
+pub fn push_key_type(out: &mut String, t: i64) {
+    match crate::apis::find_coordinator::key_type_name(t) {
+        Some(name) => out.push_str(name),
+        None => {
+            out.push_str("keytype=");
+            push_int(out, t);
+        }
+    }
 }
 
 /// A key type as the analysis writes it: `group`, `keytype N`, or `unknown` when no

@@ -26,6 +26,21 @@ pub fn data<'a>(n: &Node<'a>) -> Option<&'a [u8]> {
 /// `records: t[0] 3 records in 1 batch, 120 B, gzip; …`, from batch headers
 /// only (nothing is decompressed); empty when the message has no records.
 pub fn summary(tree: &Tree<'_>) -> String {
+    let mut out = String::new();
+    push_summary(&mut out, tree);
+    out
+}
+
+/// Appends [`summary`]'s text; whether there was any.
+pub fn push_summary(out: &mut String, tree: &Tree<'_>) -> bool {
+    // Most messages carry no records: one pass over the nodes says so.
+    if !tree
+        .nodes
+        .iter()
+        .any(|n| data(n).is_some_and(|b| !b.is_empty()))
+    {
+        return false;
+    }
     let mut parts: Vec<(String, Totals)> = Vec::new();
     let mut all = Totals::default();
     // Element ancestors of the current node, as (depth, index).
@@ -54,9 +69,9 @@ pub fn summary(tree: &Tree<'_>) -> String {
         }
     }
     if all.batches + all.partial + all.errors == 0 {
-        return String::new();
+        return false;
     }
-    let mut out = String::from("records:");
+    out.push_str("records:");
     for (name, t) in &parts {
         let _ = write!(out, " {name} {};", t.describe());
     }
@@ -65,7 +80,7 @@ pub fn summary(tree: &Tree<'_>) -> String {
         let _ = write!(out, " all: {};", all.describe());
     }
     out.pop();
-    out
+    true
 }
 
 /// `topic[partition]` from the element nodes around a records field.

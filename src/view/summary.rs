@@ -134,10 +134,21 @@ fn write_tail(out: &mut String, r: &Record<'_>, latency_ns: Option<i64>, paint: 
     if r.version_source == Some(VersionSource::Inferred) {
         out.push_str(" (version inferred)");
     }
-    let detail = details(r);
-    if !detail.is_empty() {
+    if paint == Some(true) {
+        let mut detail = String::new();
+        push_details(&mut detail, r);
+        if !detail.is_empty() {
+            out.push_str("  ");
+            styled(out, true, paint::ERROR, &detail);
+        }
+    } else {
+        // Written in place; the separator goes again when there are none.
+        let mark = out.len();
         out.push_str("  ");
-        styled(out, paint == Some(true), paint::ERROR, &detail);
+        push_details(out, r);
+        if out.len() == mark + 2 {
+            out.truncate(mark);
+        }
     }
     if let Some(ns) = latency_ns {
         out.push_str("  ");
@@ -174,24 +185,29 @@ fn write_tail(out: &mut String, r: &Record<'_>, latency_ns: Option<i64>, paint: 
     }
 }
 
-/// What the message says, in a few words.
-fn details(r: &Record<'_>) -> String {
+/// Appends what the message says, in a few words.
+fn push_details(out: &mut String, r: &Record<'_>) {
     let m = &r.msg;
     let Some(body) = m.body else {
-        return match (m.kind, m.client_id) {
-            (Kind::Request, Some("")) => "client=\"\"".to_string(),
-            (Kind::Request, Some(c)) => format!("client={}", super::labels::short(c)),
-            _ => String::new(),
-        };
+        match (m.kind, m.client_id) {
+            (Kind::Request, Some("")) => out.push_str("client=\"\""),
+            (Kind::Request, Some(c)) => {
+                out.push_str("client=");
+                super::labels::push_short(out, c);
+            }
+            _ => {}
+        }
+        return;
     };
-    apis::details(
+    apis::write_details(
+        out,
         m.api_key,
         m.kind,
         &m.tree,
         body,
         &r.topic_names,
         m.client_id,
-    )
+    );
 }
 
 #[cfg(test)]
