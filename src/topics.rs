@@ -168,7 +168,8 @@ fn topic_ids(tree: &Tree<'_>, body: usize) -> Vec<IdAt> {
     let mut out = Vec::new();
     for i in body + 1..end {
         let Some(n) = tree.nodes.get(i) else { break };
-        if let (Role::Field, TOPIC_ID, Value::Uuid(id)) = (n.role, n.name, n.value) {
+        // The value first: a name compare for every field is what this loop would cost.
+        if let (Value::Uuid(id), Role::Field, TOPIC_ID) = (n.value, n.role, n.name) {
             if id != [0; 16] {
                 if let Some(holder) = holder(tree, i) {
                     out.push(IdAt {

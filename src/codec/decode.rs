@@ -18,6 +18,7 @@ mod sasl;
 mod tagged;
 
 use nom::Parser;
+use smallvec::SmallVec;
 use nom::bytes::complete::take;
 use nom::number::complete::{be_f64, be_i8, be_i16, be_i32, be_i64, be_u8, be_u16};
 
@@ -32,10 +33,12 @@ pub(crate) struct Walker<'a> {
     frame: &'a [u8],
     pub nodes: Vec<Node<'a>>,
     depth: u16,
-    /// Containers not yet closed, so an error can close them where it struck.
-    open: Vec<usize>,
+    /// Containers not yet closed, so an error can close them where it struck. Inline:
+    /// schemas nest a few levels, and a heap allocation per message costs more than
+    /// the walk of a small body.
+    open: SmallVec<[usize; 16]>,
     /// Field path for error messages: name and element index.
-    path: Vec<(&'static str, Option<u32>)>,
+    path: SmallVec<[(&'static str, Option<u32>); 16]>,
     options: DecodeOptions,
     codec: Codec,
     /// The API whose body is being walked, for fields with a meaning beyond their
@@ -62,8 +65,8 @@ impl<'a> Walker<'a> {
             frame,
             nodes: Vec::with_capacity(32),
             depth: 0,
-            open: Vec::with_capacity(8),
-            path: Vec::with_capacity(8),
+            open: SmallVec::new(),
+            path: SmallVec::new(),
         }
     }
 
@@ -455,7 +458,8 @@ impl<'a> Walker<'a> {
                     &f.about,
                     Role::Field,
                 );
-                if f.name == "AuthBytes" {
+                // `AuthBytes` is always a secret: the flag spares a name compare per field.
+                if f.secret && f.name == "AuthBytes" {
                     self.sasl_user(rest, data.unwrap_or_default());
                 }
                 if self.api_key == Some(envelope::ENVELOPE) && !self.in_envelope {

@@ -12,21 +12,78 @@ fn is_hostile(c: char) -> bool {
 }
 
 /// Whether `s` passes to a terminal unchanged. Printable ASCII (most wire strings) is
-/// checked a byte at a time; chars are decoded only from the first non-ASCII byte on.
+/// checked eight bytes at a time; from the first word with a non-ASCII byte on, the
+/// bytes are matched against the UTF-8 encodings of the hostile characters.
 fn is_clean(s: &str) -> bool {
-    for (i, b) in s.bytes().enumerate() {
-        if b >= 0x80 {
-            // `i` follows ASCII bytes only, so it is a char boundary.
-            let rest = s.get(i..).unwrap_or_default();
-            return !rest
-                .chars()
-                .any(|c| is_hostile(c) || c == '"' || c == '\\');
+    let b = s.as_bytes();
+    let mut words = b.chunks_exact(8);
+    for (k, w) in words.by_ref().enumerate() {
+        let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+        if w & HIGHS != 0 {
+            // `k * 8` follows ASCII bytes only.
+            return clean_utf8(b.get(k * 8..).unwrap_or_default());
         }
-        if b < 0x20 || b == 0x7f || b == b'"' || b == b'\\' {
+        if has_less(w, 0x20) || has_byte(w, 0x7f) || has_byte(w, b'"') || has_byte(w, b'\\') {
             return false;
         }
     }
+    clean_utf8(words.remainder())
+}
+
+/// [`is_clean`] on the bytes of valid UTF-8, a byte at a time: besides the ASCII
+/// controls, `"` and `\`, the hostile characters are C1 controls (`C2 80`-`C2 9F`),
+/// U+061C (`D8 9C`), U+200E/F and U+202A-E (`E2 80 ..`) and U+2066-9 (`E2 81 A6`-`A9`).
+/// Those lead bytes only ever start a character, so matching them is exact.
+fn clean_utf8(b: &[u8]) -> bool {
+    let mut rest = b;
+    while let Some((&c, tail)) = rest.split_first() {
+        let hostile = match c {
+            0x00..=0x1f | 0x7f | b'"' | b'\\' => true,
+            0xc2 => matches!(tail.first(), Some(0x80..=0x9f)),
+            0xd8 => tail.first() == Some(&0x9c),
+            0xe2 => matches!(
+                (tail.first(), tail.get(1)),
+                (Some(0x80), Some(0x8e | 0x8f | 0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
+            ),
+            _ => false,
+        };
+        if hostile {
+            return false;
+        }
+        rest = tail;
+    }
     true
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Whether a byte of `w` is below `n` (`n` at most 128; exact, as a whole).
+#[inline]
+fn has_less(w: u64, n: u8) -> bool {
+    w.wrapping_sub(ONES * u64::from(n)) & !w & HIGHS != 0
+}
+
+/// Whether a byte of `w` is `b`.
+#[inline]
+fn has_byte(w: u64, b: u8) -> bool {
+    has_less(w ^ (ONES * u64::from(b)), 1)
+}
+
+/// Whether JSON takes `s` as it is between quotes: no control byte, `"` or `\`
+/// (any other byte, UTF-8 included, is kept as serde_json keeps it).
+pub(crate) fn is_json_plain(s: &str) -> bool {
+    let mut words = s.as_bytes().chunks_exact(8);
+    for w in words.by_ref() {
+        let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+        if has_less(w, 0x20) || has_byte(w, b'"') || has_byte(w, b'\\') {
+            return false;
+        }
+    }
+    words
+        .remainder()
+        .iter()
+        .all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
 }
 
 /// Escapes a wire string for text views; `"` and `\` are escaped too, so quoting stays unambiguous.
@@ -109,6 +166,33 @@ mod tests {
             let mut out = String::from(">");
             push_escaped(&mut out, s);
             assert_eq!(out, format!(">{}", escape(s)));
+        }
+    }
+
+    #[test]
+    fn clean_is_exactly_no_hostile_char() {
+        let old = |s: &str| !s.chars().any(|c| is_hostile(c) || c == '"' || c == '\\');
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            // Alone, and after a word of ASCII, so both the word and byte paths see it.
+            let s = c.to_string();
+            assert_eq!(is_clean(&s), old(&s), "{c:?}");
+            let s = format!("abcdefgh{c}xyz");
+            assert_eq!(is_clean(&s), old(&s), "{c:?}");
+        }
+        for s in ["", "abcdefgh", "abcdefg\u{7f}", "abcdefgh\"", "a\\bcdefghijklmnop", "\u{1f}"] {
+            assert_eq!(is_clean(s), old(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn json_plain_is_exactly_no_control_quote_or_backslash() {
+        let old = |s: &str| s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
+        let base = "ok-plain-text-é!";
+        for b in 0..=0x7fu8 {
+            for at in (0..=base.len()).filter(|&at| base.is_char_boundary(at)) {
+                let s = format!("{}{}{}", &base[..at], b as char, &base[at..]);
+                assert_eq!(is_json_plain(&s), old(&s), "{s:?}");
+            }
         }
     }
 

@@ -158,7 +158,7 @@ fn write_value(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, named: &[(usize, &s
 /// A JSON string with serde_json's escaping (exact: valid UTF-8 is kept as is). A string
 /// with no control byte, `"` or `\\` (most of them) is copied as it is, as serde_json would.
 fn string(out: &mut Vec<u8>, s: &str) {
-    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+    if super::escape::is_json_plain(s) {
         out.reserve(s.len() + 2);
         out.push(b'"');
         out.extend_from_slice(s.as_bytes());
