@@ -1,7 +1,8 @@
 //! Fetch (key 1): what a consumer or follower asks for, and the bytes, high
 //! watermarks and errors the leader answers.
 
-use super::fmt::{Body, join, kv};
+use super::fmt::{Body, part};
+use crate::view::labels;
 use super::{Api, Fields, Track};
 use crate::codec::Kind;
 
@@ -10,20 +11,28 @@ const SUMMARY: Fields = Fields::Names(&["CurrentLeader", "ErrorCode", "FetchOffs
 
 pub(crate) const API: Api = Api {
     key: 1,
-    details: |b, out| out.push_str(&details(b)),
+    details,
     summary: SUMMARY,
     track: Track::SummaryOnly,
 };
 
-fn details(b: &Body<'_, '_>) -> String {
+fn details(b: &Body<'_, '_>, out: &mut String) {
     match b.kind {
-        Kind::Request => request(b),
-        Kind::Response => response(b),
+        Kind::Request => request(b, out),
+        Kind::Response => response(b, out),
     }
 }
 
+/// `key=N`.
+fn kv(out: &mut String, key: &str, v: i64) {
+    out.push_str(key);
+    out.push('=');
+    labels::push_int(out, v);
+}
+
 /// `replica=2 maxwait=500ms session=7/3 orders[p0@1234, p1@56]`.
-fn request(b: &Body<'_, '_>) -> String {
+fn request(b: &Body<'_, '_>, out: &mut String) {
+    let start = out.len();
     // A follower says who it is: ReplicaId before v15, ReplicaState (tagged) after.
     let replica = b
         .int(b.at, "ReplicaId")
@@ -32,53 +41,73 @@ fn request(b: &Body<'_, '_>) -> String {
             b.int(s, "ReplicaId")
         })
         .filter(|&r| r >= 0);
-    let session = match (b.int(b.at, "SessionId"), b.int(b.at, "SessionEpoch")) {
-        (Some(0), Some(-1)) | (None, _) | (_, None) => None,
-        (Some(id), Some(e)) => Some(format!("session={id}/{e}")),
-    };
-    let isolation = b.int(b.at, "IsolationLevel").filter(|&i| i == 1);
-    let topics = b.topics(b.at, "Topics", "Partitions", |p| {
-        format!(
-            "p{}@{}",
-            b.int(p, "Partition").unwrap_or(-1),
-            b.int(p, "FetchOffset").unwrap_or(-1)
-        )
+    if let Some(r) = replica {
+        part(out, start, |out| kv(out, "replica", r));
+    }
+    if let Some(m) = b.int(b.at, "MaxWaitMs") {
+        part(out, start, |out| {
+            kv(out, "maxwait", m);
+            out.push_str("ms");
+        });
+    }
+    if b.int(b.at, "IsolationLevel") == Some(1) {
+        part(out, start, |out| out.push_str("read_committed"));
+    }
+    match (b.int(b.at, "SessionId"), b.int(b.at, "SessionEpoch")) {
+        (Some(0), Some(-1)) | (None, _) | (_, None) => {}
+        (Some(id), Some(e)) => part(out, start, |out| {
+            kv(out, "session", id);
+            out.push('/');
+            labels::push_int(out, e);
+        }),
+    }
+    part(out, start, |out| {
+        b.push_topics(out, b.at, "Topics", "Partitions", |out, p| {
+            out.push('p');
+            labels::push_int(out, b.int(p, "Partition").unwrap_or(-1));
+            out.push('@');
+            labels::push_int(out, b.int(p, "FetchOffset").unwrap_or(-1));
+        })
     });
-    join([
-        kv("replica", replica),
-        kv(
-            "maxwait",
-            b.int(b.at, "MaxWaitMs").map(|m| format!("{m}ms")),
-        ),
-        isolation.map(|_| "read_committed".to_string()),
-        session,
-        Some(topics),
-    ])
 }
 
 /// `orders[p0 5 records 312B hw=1234, p1 OFFSET_OUT_OF_RANGE hw=-1]`.
-fn response(b: &Body<'_, '_>) -> String {
-    let topics = b.topics(b.at, "Responses", "Partitions", |p| {
-        let leader = b.tree.field(p, "CurrentLeader").map(|l| {
-            format!(
-                "leader={} epoch={}",
-                b.int(l, "LeaderId").unwrap_or(-1),
-                b.int(l, "LeaderEpoch").unwrap_or(-1)
-            )
-        });
-        join([
-            b.int(p, "PartitionIndex").map(|i| format!("p{i}")),
-            b.error(p, "ErrorCode"),
-            b.records(p, "Records").map(|r| r.words()),
-            kv("hw", b.int(p, "HighWatermark")),
-            leader,
-        ])
+fn response(b: &Body<'_, '_>, out: &mut String) {
+    let start = out.len();
+    if let Some(code) = b.int(b.at, "ErrorCode").filter(|&c| c != 0) {
+        part(out, start, |out| labels::push_error(out, code));
+    }
+    if let Some(s) = b.int(b.at, "SessionId").filter(|&s| s != 0) {
+        part(out, start, |out| kv(out, "session", s));
+    }
+    part(out, start, |out| {
+        b.push_topics(out, b.at, "Responses", "Partitions", |out, p| {
+            let from = out.len();
+            if let Some(i) = b.int(p, "PartitionIndex") {
+                part(out, from, |out| {
+                    out.push('p');
+                    labels::push_int(out, i);
+                });
+            }
+            if let Some(code) = b.int(p, "ErrorCode").filter(|&c| c != 0) {
+                part(out, from, |out| labels::push_error(out, code));
+            }
+            if let Some(r) = b.records(p, "Records") {
+                part(out, from, |out| r.push_words(out));
+            }
+            if let Some(hw) = b.int(p, "HighWatermark") {
+                part(out, from, |out| kv(out, "hw", hw));
+            }
+            if let Some(l) = b.tree.field(p, "CurrentLeader") {
+                part(out, from, |out| {
+                    kv(out, "leader", b.int(l, "LeaderId").unwrap_or(-1));
+                    out.push(' ');
+                    kv(out, "epoch", b.int(l, "LeaderEpoch").unwrap_or(-1));
+                });
+            }
+        })
     });
-    let session = b.int(b.at, "SessionId").filter(|&s| s != 0);
-    join([
-        b.error(b.at, "ErrorCode"),
-        kv("session", session),
-        Some(topics),
-        super::fmt::throttle(b),
-    ])
+    if let Some(t) = super::fmt::throttle(b) {
+        part(out, start, |out| out.push_str(&t));
+    }
 }

@@ -84,6 +84,45 @@ impl<'a> Body<'_, 'a> {
         }
     }
 
+    /// Appends [`Body::topic`]'s text.
+    pub fn push_topic(&self, out: &mut String, at: usize) {
+        for f in ["Name", "TopicName", "Topic"] {
+            if let Some(Some(s)) = self.tree.str(at, f) {
+                return push_show(out, Some(s));
+            }
+        }
+        match self.uuid(at, "TopicId") {
+            Some(id) => match self.names.get(&id) {
+                Some(n) => push_show(out, Some(n)),
+                None => {
+                    let mut buf = uuid::Uuid::encode_buffer();
+                    out.push_str(uuid::Uuid::from_bytes(id).hyphenated().encode_lower(&mut buf));
+                }
+            },
+            None => out.push_str("null"),
+        }
+    }
+
+    /// Appends [`Body::topics`]'s text, each partition written in place by `part`.
+    pub fn push_topics(
+        &self,
+        out: &mut String,
+        at: usize,
+        topics: &str,
+        partitions: &str,
+        part: impl Fn(&mut String, usize),
+    ) {
+        labels::push_list(out, self.tree.elems(at, topics), |out, t| {
+            self.push_topic(out, t);
+            let mut parts = self.tree.elems(t, partitions).peekable();
+            if parts.peek().is_some() {
+                out.push('[');
+                labels::push_list(out, parts, &part);
+                out.push(']');
+            }
+        });
+    }
+
     pub fn uuid(&self, at: usize, name: &str) -> Option<[u8; 16]> {
         match self.tree.nodes.get(self.tree.field(at, name)?)?.value {
             Value::Uuid(u) => Some(u),
@@ -157,6 +196,23 @@ impl<'a> Body<'_, 'a> {
     }
 }
 
+/// Appends [`show`]'s text.
+pub(crate) fn push_show(out: &mut String, s: Option<&str>) {
+    match s {
+        None => out.push_str("null"),
+        Some("") => out.push_str("\"\""),
+        // Fewer bytes than the limit's characters: nothing to cut, no need to count.
+        Some(s) if s.len() <= TEXT_MAX || s.chars().count() <= TEXT_MAX => {
+            crate::view::escape::push_escaped(out, s)
+        }
+        Some(s) => {
+            let cut = s.char_indices().nth(TEXT_MAX - 1).map_or(s.len(), |(at, _)| at);
+            crate::view::escape::push_escaped(out, s.get(..cut).unwrap_or(s));
+            out.push('…');
+        }
+    }
+}
+
 /// A wire string for a summary line.
 pub(crate) fn show(s: Option<&str>) -> String {
     match s {
@@ -185,36 +241,79 @@ impl Records {
     /// `no records`, with the codecs unless all are none, `+partial` for a cut
     /// batch and `+N undecodable`; empty when null.
     pub fn words(&self) -> String {
-        let Some(t) = self.0 else {
-            return String::new();
-        };
+        let mut out = String::new();
+        self.push_words(&mut out);
+        out
+    }
+
+    /// Appends [`Records::words`]'s text.
+    pub fn push_words(&self, out: &mut String) {
+        let Some(t) = self.0 else { return };
         if t.bytes == 0 {
-            return "no records".into();
+            out.push_str("no records");
+            return;
         }
-        let plural = |n: u64, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let start = out.len();
+        let plural = |out: &mut String, n: u64, what: &str| {
+            part(out, start, |out| {
+                labels::push_int(out, n);
+                out.push(' ');
+                out.push_str(what);
+                if n != 1 {
+                    out.push('s');
+                }
+            })
+        };
         let (records, batches) = t.v2();
-        let mut parts = Vec::new();
         if records > 0 || t.messages == 0 {
-            parts.push(plural(records, "record"));
+            plural(out, records, "record");
             if batches > 1 {
-                parts.push(format!("in {batches} batches"));
+                part(out, start, |out| {
+                    out.push_str("in ");
+                    labels::push_int(out, batches);
+                    out.push_str(" batches");
+                });
             }
         }
         if t.messages > 0 {
-            parts.push(plural(t.messages, "message"));
+            plural(out, t.messages, "message");
         }
-        parts.push(labels::bytes(t.bytes));
+        part(out, start, |out| out.push_str(&labels::bytes(t.bytes)));
         let codecs = t.codec_names();
         if codecs != ["none"] && !codecs.is_empty() {
-            parts.push(codecs.join("+"));
+            part(out, start, |out| {
+                for (i, c) in codecs.iter().enumerate() {
+                    if i > 0 {
+                        out.push('+');
+                    }
+                    out.push_str(c);
+                }
+            });
         }
         if t.partial > 0 {
-            parts.push("+partial".into());
+            part(out, start, |out| out.push_str("+partial"));
         }
         if t.errors > 0 {
-            parts.push(format!("+{} undecodable", t.errors));
+            part(out, start, |out| {
+                out.push('+');
+                labels::push_int(out, t.errors);
+                out.push_str(" undecodable");
+            });
         }
-        parts.join(" ")
+    }
+}
+
+/// Appends one of the parts [`join`] joins, written by `f`: after a space when the
+/// parts begun at `start` are not empty, and nothing at all when `f` writes nothing.
+pub(crate) fn part(out: &mut String, start: usize, f: impl FnOnce(&mut String)) {
+    let mark = out.len();
+    if mark > start {
+        out.push(' ');
+    }
+    let at = out.len();
+    f(out);
+    if out.len() == at {
+        out.truncate(mark);
     }
 }
 
