@@ -37,8 +37,6 @@ pub(crate) struct Walker<'a> {
     /// schemas nest a few levels, and a heap allocation per message costs more than
     /// the walk of a small body.
     open: SmallVec<[usize; 16]>,
-    /// Field path for error messages: name and element index.
-    path: SmallVec<[(&'static str, Option<u32>); 16]>,
     options: DecodeOptions,
     codec: Codec,
     /// The API whose body is being walked, for fields with a meaning beyond their
@@ -66,7 +64,6 @@ impl<'a> Walker<'a> {
             nodes: Vec::with_capacity(32),
             depth: 0,
             open: SmallVec::new(),
-            path: SmallVec::new(),
         }
     }
 
@@ -75,20 +72,12 @@ impl<'a> Walker<'a> {
         (rest.as_ptr() as usize).wrapping_sub(self.frame.as_ptr() as usize)
     }
 
+    /// An error at `rest`. Its field path is added on the way out, by each struct and
+    /// list the error passes through ([`DecodeError::within`]): the walk keeps no path.
     pub fn err(&self, rest: &[u8], kind: ErrorKind) -> DecodeError {
-        let mut path = String::new();
-        for (name, index) in &self.path {
-            if !path.is_empty() {
-                path.push('.');
-            }
-            path.push_str(name);
-            if let Some(i) = index {
-                path.push_str(&format!("[{i}]"));
-            }
-        }
         DecodeError {
             kind,
-            path,
+            path: String::new(),
             offset: self.off(rest),
         }
     }
@@ -101,20 +90,6 @@ impl<'a> Walker<'a> {
                 have: rest.len() as u64,
             },
         )
-    }
-
-    pub fn push_path(&mut self, name: &'static str) {
-        self.path.push((name, None));
-    }
-
-    pub fn pop_path(&mut self) {
-        self.path.pop();
-    }
-
-    fn set_index(&mut self, i: u32) {
-        if let Some(top) = self.path.last_mut() {
-            top.1 = Some(i);
-        }
     }
 
     /// Starts a container node at `at`; children follow until [`Walker::close`].
@@ -374,14 +349,12 @@ impl<'a> Walker<'a> {
             if !f.versions.contains(version) || (flexible && f.is_tagged_at(version)) {
                 continue;
             }
-            self.push_path(&f.name);
             // A full decode goes straight to `field`: planning costs nothing there.
-            let (rest, ()) = match plan {
-                None => self.field(i, f, version, flexible, None, false)?,
-                Some(_) => self.field_as(i, f, version, flexible, act_at(plan, k))?,
+            let r = match plan {
+                None => self.field(i, f, version, flexible, None, false),
+                Some(_) => self.field_as(i, f, version, flexible, act_at(plan, k)),
             };
-            self.pop_path();
-            i = rest;
+            i = r.map_err(|e| e.within(&f.name))?.0;
         }
         if flexible {
             i = self.tagged_section(i, fields, version, tags_about, plan)?.0;
@@ -575,10 +548,11 @@ impl<'a> Walker<'a> {
         let built = self.build;
         self.build &= !bare;
         for idx in 0..count.unwrap_or(0) {
-            self.set_index(idx);
             rest = match &f.ty {
                 FieldType::ArrayOfPrim(p) => {
-                    let (r, (value, prefix)) = self.prim(rest, *p, compact, false)?;
+                    let (r, (value, prefix)) = self
+                        .prim(rest, *p, compact, false)
+                        .map_err(|e| e.at_index(idx))?;
                     self.leaf(
                         rest,
                         r,
@@ -602,8 +576,9 @@ impl<'a> Walker<'a> {
                         "",
                         Role::Element,
                     );
-                    let (r, ()) =
-                        self.fields(rest, sub, version, flexible, TAGS_IN_STRUCT, plan)?;
+                    let (r, ()) = self
+                        .fields(rest, sub, version, flexible, TAGS_IN_STRUCT, plan)
+                        .map_err(|e| e.at_index(idx))?;
                     self.close(r);
                     r
                 }
@@ -611,9 +586,6 @@ impl<'a> Walker<'a> {
             };
         }
         self.build = built;
-        if let Some(top) = self.path.last_mut() {
-            top.1 = None;
-        }
         self.close(rest);
         Ok((rest, ()))
     }

@@ -34,6 +34,28 @@ pub struct DecodeError {
     pub offset: usize,
 }
 
+impl DecodeError {
+    /// The error, under field `name`: the walker adds each field's name as the error
+    /// passes out of it, so a walk that succeeds keeps no path at all.
+    pub(crate) fn within(mut self, name: &str) -> DecodeError {
+        if !self.path.is_empty() && !self.path.starts_with('[') {
+            self.path.insert(0, '.');
+        }
+        self.path.insert_str(0, name);
+        self
+    }
+
+    /// The error, in element `index` of the list it passes out of.
+    pub(crate) fn at_index(mut self, index: u32) -> DecodeError {
+        let mut at = format!("[{index}]");
+        if !self.path.is_empty() {
+            at.push('.');
+        }
+        self.path.insert_str(0, &at);
+        self
+    }
+}
+
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

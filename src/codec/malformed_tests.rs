@@ -120,6 +120,26 @@ fn nested_path_in_errors() {
 }
 
 #[test]
+fn element_paths_name_the_element() {
+    // An element of a list of strings, and a field inside an element of a list of structs.
+    let f = encode_request(10, 4, 1, None, &json!({"KeyType": 0, "CoordinatorKeys": ["a", "b"]}));
+    let mut f = f.unwrap();
+    let at = f.iter().rposition(|&b| b == b'b').unwrap();
+    f[at] = 0xff;
+    let e = error_of(&f);
+    assert_eq!((e.path.as_str(), &e.kind), ("CoordinatorKeys[1]", &ErrorKind::InvalidUtf8));
+    let c = |host: &str| json!({"Key": "k", "NodeId": 1, "Host": host, "Port": 9092,
+        "ErrorCode": 0, "ErrorMessage": null});
+    let body = json!({"ThrottleTimeMs": 0, "Coordinators": [c("h1"), c("zz")]});
+    let mut f = encode_response(10, 4, 1, &body).unwrap();
+    let at = f.iter().rposition(|&b| b == b'z').unwrap();
+    f[at] = 0xff;
+    let m = decode_response(&f, Some((10, 4)));
+    let e = m.error.unwrap();
+    assert_eq!((e.path.as_str(), &e.kind), ("Coordinators[1].Host", &ErrorKind::InvalidUtf8));
+}
+
+#[test]
 fn trailing_bytes_are_a_warning() {
     let mut f = encode_request(10, 6, 0, Some(""), &json!({"CoordinatorKeys": [""]})).unwrap();
     f.extend_from_slice(&[0xaa, 0xbb]);

@@ -11,7 +11,6 @@ struct Mark {
     nodes: usize,
     open: usize,
     depth: u16,
-    path: usize,
 }
 
 impl<'a> Walker<'a> {
@@ -20,7 +19,6 @@ impl<'a> Walker<'a> {
             nodes: self.nodes.len(),
             open: self.open.len(),
             depth: self.depth,
-            path: self.path.len(),
         }
     }
 
@@ -28,7 +26,6 @@ impl<'a> Walker<'a> {
         self.nodes.truncate(m.nodes);
         self.open.truncate(m.open);
         self.depth = m.depth;
-        self.path.truncate(m.path);
     }
 
     /// Envelope's `RequestData` / `ResponseData`: the forwarded message, its header and

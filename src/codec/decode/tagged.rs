@@ -109,12 +109,13 @@ impl<'a> Walker<'a> {
                         "",
                         Role::TagMeta,
                     );
-                    self.push_path(&f.name);
-                    let (left, ()) = self.field_as(data, f, version, true, act)?;
+                    let (left, ()) = self
+                        .field_as(data, f, version, true, act)
+                        .map_err(|e| e.within(&f.name))?;
                     if !left.is_empty() {
-                        return Err(self.err(left, ErrorKind::TrailingBytes(left.len() as u64)));
+                        let e = self.err(left, ErrorKind::TrailingBytes(left.len() as u64));
+                        return Err(e.within(&f.name));
                     }
-                    self.pop_path();
                     self.close(after);
                     self.build = outer;
                 }
