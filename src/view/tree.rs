@@ -115,23 +115,43 @@ fn line(out: &mut String, prefix: Option<&str>, tree: &Tree<'_>, i: usize, at: &
     out.push_str(", ");
     push_int(out, n.len);
     out.push_str("B]");
-    let about = about_text(n, version);
-    if !about.is_empty() {
-        out.push(' ');
-        // Most descriptions are ASCII, where bytes are chars.
-        let long = if about.is_ascii() {
-            about.len() > ABOUT_MAX
-        } else {
-            about.chars().count() > ABOUT_MAX
-        };
-        if long {
-            out.extend(about.chars().take(ABOUT_CUT));
-            out.push_str("...");
-        } else {
-            out.push_str(&about);
+    match (n.role, n.value) {
+        // The generated descriptions are short: written in place, never cut.
+        (Role::Body, _) => {
+            out.push_str(" message body");
+            if let Some(v) = version {
+                out.push_str(", version ");
+                push_int(out, v);
+            }
         }
+        (Role::Length, Value::Array(Some(1))) => out.push_str(" 1 element follows"),
+        (Role::Length, Value::Array(Some(c))) => {
+            out.push(' ');
+            push_int(out, c);
+            out.push_str(" elements follow");
+        }
+        (Role::Length, _) => out.push_str(" null array"),
+        _ => push_about(out, n.about),
     }
     out.push('\n');
+}
+
+/// Appends ` about`, cut after [`ABOUT_CUT`] characters when longer than [`ABOUT_MAX`].
+fn push_about(out: &mut String, about: &str) {
+    if about.is_empty() {
+        return;
+    }
+    out.push(' ');
+    // Fewer bytes than the limit: fewer characters too. Else most are ASCII, where
+    // bytes are chars.
+    let long = about.len() > ABOUT_MAX
+        && (about.is_ascii() || about.chars().count() > ABOUT_MAX);
+    if long {
+        out.extend(about.chars().take(ABOUT_CUT));
+        out.push_str("...");
+    } else {
+        out.push_str(about);
+    }
 }
 
 /// `{:04x}` of an offset, without the formatter.
@@ -188,9 +208,12 @@ pub fn topic_note(out: &mut String, name: &str) {
 pub fn label(out: &mut String, n: &Node<'_>) {
     match n.role {
         Role::Message => {
-            let _ = write!(out, "{} {}", n.name, n.ty);
+            out.push_str(n.name);
+            out.push(' ');
+            out.push_str(n.ty);
             if let Value::Int(v) = n.value {
-                let _ = write!(out, " v{v}");
+                out.push_str(" v");
+                push_int(out, v);
             }
             return;
         }
@@ -201,12 +224,14 @@ pub fn label(out: &mut String, n: &Node<'_>) {
         Role::Header => {
             out.push_str(n.name);
             if let Value::Int(v) = n.value {
-                let _ = write!(out, " v{v}");
+                out.push_str(" v");
+                push_int(out, v);
             }
             return;
         }
         Role::Body => {
-            let _ = write!(out, "{} struct", n.name);
+            out.push_str(n.name);
+            out.push_str(" struct");
             return;
         }
         _ => {}
@@ -229,12 +254,11 @@ pub fn value(out: &mut String, n: &Node<'_>) {
         (Role::Length, Value::Array(_)) => match n.prefix {
             Prefix::Compact(0) => out.push_str("0 (compact, null)"),
             Prefix::Compact(c) => {
-                let _ = write!(out, "{c} (compact, n+1)");
+                push_int(out, c);
+                out.push_str(" (compact, n+1)");
             }
             Prefix::Int32(-1) => out.push_str("-1 (null)"),
-            Prefix::Int32(c) => {
-                let _ = write!(out, "{c}");
-            }
+            Prefix::Int32(c) => push_int(out, c),
             _ => {}
         },
         (Role::Tagged(tag), _) => {
@@ -270,7 +294,8 @@ pub fn value(out: &mut String, n: &Node<'_>) {
         (_, Value::Array(None)) => out.push_str("null"),
         (_, Value::Array(Some(1))) => out.push_str("1 element"),
         (_, Value::Array(Some(c))) => {
-            let _ = write!(out, "{c} elements");
+            push_int(out, c);
+            out.push_str(" elements");
         }
         (_, Value::Str(s)) => {
             match s {
