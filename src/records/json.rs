@@ -184,11 +184,15 @@ fn trailer(out: &mut Vec<u8>, error: Option<&str>, bytes: usize) {
 }
 
 fn record(out: &mut Vec<u8>, data: &[u8], r: &Record) {
-    let _ = write!(
-        out,
-        "{{\"Attributes\":{},\"TimestampDelta\":{},\"OffsetDelta\":{},\"Key\":",
-        r.attributes, r.timestamp_delta, r.offset_delta
-    );
+    // Per record: numbers without the formatter.
+    let mut num = itoa::Buffer::new();
+    out.extend_from_slice(b"{\"Attributes\":");
+    out.extend_from_slice(num.format(r.attributes).as_bytes());
+    out.extend_from_slice(b",\"TimestampDelta\":");
+    out.extend_from_slice(num.format(r.timestamp_delta).as_bytes());
+    out.extend_from_slice(b",\"OffsetDelta\":");
+    out.extend_from_slice(num.format(r.offset_delta).as_bytes());
+    out.extend_from_slice(b",\"Key\":");
     hex_or_null(out, data, r.key);
     out.extend_from_slice(b",\"Value\":");
     hex_or_null(out, data, r.value);
@@ -198,7 +202,15 @@ fn record(out: &mut Vec<u8>, data: &[u8], r: &Record) {
             out.push(b',');
         }
         out.extend_from_slice(b"{\"Key\":");
-        string(out, &String::from_utf8_lossy(h.key.of(data)));
+        match std::str::from_utf8(h.key.of(data)) {
+            // Most header keys are plain: copied as serde_json would write them.
+            Ok(k) if crate::view::escape::is_json_plain(k) => {
+                out.push(b'"');
+                out.extend_from_slice(k.as_bytes());
+                out.push(b'"');
+            }
+            _ => string(out, &String::from_utf8_lossy(h.key.of(data))),
+        }
         out.extend_from_slice(b",\"Value\":");
         hex_or_null(out, data, h.value);
         out.push(b'}');
