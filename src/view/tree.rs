@@ -157,18 +157,12 @@ fn push_about(out: &mut String, about: &str) {
 /// `{:04x}` of an offset, without the formatter.
 fn push_hex4(out: &mut String, v: u32) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut buf = [b'0'; 8];
-    let mut n = v;
-    let mut i = buf.len();
-    while n > 0 && i > 0 {
-        i -= 1;
-        if let (Some(slot), Some(d)) = (buf.get_mut(i), DIGITS.get((n & 0xf) as usize)) {
-            *slot = *d;
-        }
-        n >>= 4;
+    let digit = |n: u32| char::from(DIGITS.get((n & 0xf) as usize).copied().unwrap_or(b'?'));
+    // Four digits at least, as many as the value needs.
+    let width = (32 - v.leading_zeros()).div_ceil(4).max(4);
+    for k in (0..width).rev() {
+        out.push(digit(v >> (4 * k)));
     }
-    let start = i.min(buf.len() - 4);
-    out.push_str(std::str::from_utf8(buf.get(start..).unwrap_or_default()).unwrap_or_default());
 }
 
 /// The description shown for a node, as the seed trees give it.
@@ -432,5 +426,17 @@ fn push_tls(out: &mut String, t: &crate::dissect::TlsTag, wire_size: u64) {
             "  record seq {}: {} bytes at stream offset {}, message bytes {from}..{to} of {wire_size}",
             rec.seq, rec.wire_len, rec.stream_offset
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn offsets_read_as_the_formatter_writes_them() {
+        for v in [0, 1, 0xf, 0x10, 0xfff, 0x1000, 0xffff, 0x1_0000, 0xabcde, u32::MAX] {
+            let mut out = String::new();
+            super::push_hex4(&mut out, v);
+            assert_eq!(out, format!("{v:04x}"));
+        }
     }
 }
