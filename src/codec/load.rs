@@ -48,8 +48,80 @@ pub struct Def {
     api_key: Option<i16>,
     valid: Versions,
     text: Option<Box<str>>,
+    /// A jar's file as the jar holds it, when only its head was read: inflated and
+    /// parsed on first use.
+    packed: Option<Packed>,
     parsed: OnceLock<Option<MessageSchema>>,
 }
+
+/// A jar entry's bytes, compressed as stored, with what the jar says they inflate to.
+#[derive(Debug)]
+struct Packed {
+    raw: Box<[u8]>,
+    deflated: bool,
+    crc: u32,
+}
+
+impl Packed {
+    /// The whole file: inflated within [`MAX_FILE`], its checksum checked.
+    fn text(&self) -> Result<String, String> {
+        let text = if self.deflated {
+            read_capped(flate2::read::DeflateDecoder::new(&*self.raw), 64 << 10)?
+        } else {
+            read_capped(&*self.raw, self.raw.len() as u64)?
+        };
+        if crc32fast::hash(text.as_bytes()) != self.crc {
+            return Err("Invalid checksum".to_string());
+        }
+        Ok(text)
+    }
+
+    /// The head of the file (see [`Def::head_of`]), inflating no more of it than that
+    /// takes: a few steps of more bytes, through `inflater` (reused: setting one up
+    /// costs more than a schema's head). `None` when the first [`HEAD_BYTES`] do not
+    /// hold it.
+    fn head(&self, inflater: &mut flate2::Decompress) -> Option<Head> {
+        let mut out = Vec::new();
+        if self.deflated {
+            inflater.reset(false);
+        }
+        for limit in [HEAD_BYTES / 4, HEAD_BYTES] {
+            let done = if self.deflated {
+                out.reserve_exact(limit.saturating_sub(out.len()));
+                let status = inflater
+                    .decompress_vec(
+                        self.raw.get(inflater.total_in() as usize..)?,
+                        &mut out,
+                        flate2::FlushDecompress::None,
+                    )
+                    .ok()?;
+                status == flate2::Status::StreamEnd
+            } else {
+                out = self.raw.get(..limit.min(self.raw.len()))?.to_vec();
+                out.len() == self.raw.len()
+            };
+            // A character cut at the end is left out.
+            let text = match std::str::from_utf8(&out) {
+                Ok(t) => t,
+                Err(e) if e.error_len().is_none() => {
+                    std::str::from_utf8(out.get(..e.valid_up_to())?).ok()?
+                }
+                Err(_) => return None,
+            };
+            let text = strip_comments(text);
+            if let Some(head) = members_before_fields(&text).and_then(Def::head_of) {
+                return Some(head);
+            }
+            if done {
+                return None;
+            }
+        }
+        None
+    }
+}
+
+/// What merging needs of a schema: name, type, API key and versions.
+type Head = (String, SchemaKind, Option<i16>, Versions);
 
 impl Def {
     fn parsed(s: MessageSchema) -> Def {
@@ -59,6 +131,7 @@ impl Def {
             api_key: s.api_key,
             valid: s.valid,
             text: None,
+            packed: None,
             parsed: OnceLock::from(Some(s)),
         }
     }
@@ -74,6 +147,7 @@ impl Def {
                 api_key,
                 valid,
                 text: Some(text.into_boxed_str()),
+                packed: None,
                 parsed: OnceLock::new(),
             }),
             // The full parse says why, in its words.
@@ -84,12 +158,34 @@ impl Def {
         }
     }
 
-    fn head(text: &str) -> Option<(String, SchemaKind, Option<i16>, Versions)> {
+    /// A jar's file, from its first bytes when they hold its head (the whole file is
+    /// inflated and parsed on first use); else read whole, as [`Def::scan`].
+    fn scan_packed(packed: Packed, inflater: &mut flate2::Decompress) -> Result<Def, String> {
+        if let Some((name, kind, api_key, valid)) = packed.head(inflater) {
+            return Ok(Def {
+                name,
+                kind,
+                api_key,
+                valid,
+                text: None,
+                packed: Some(packed),
+                parsed: OnceLock::new(),
+            });
+        }
+        Def::scan(&packed.text()?)
+    }
+
+    fn head(text: &str) -> Option<Head> {
         // The first JSON value, as MessageSchema::parse takes it; values stay unparsed.
         let top: BTreeMap<&str, &RawValue> = serde_json::Deserializer::from_str(text)
             .into_iter()
             .next()?
             .ok()?;
+        Def::head_of(top)
+    }
+
+    /// The head's members checked as [`MessageSchema::parse`] checks them.
+    fn head_of(top: BTreeMap<&str, &RawValue>) -> Option<Head> {
         let string = |key: &str| -> Option<String> {
             serde_json::from_str::<String>(top.get(key)?.get()).ok()
         };
@@ -129,10 +225,61 @@ impl Def {
     fn get(&self) -> Option<&MessageSchema> {
         self.parsed
             .get_or_init(|| {
-                let text = self.text.as_deref()?;
-                MessageSchema::parse(text).ok()
+                if let Some(text) = self.text.as_deref() {
+                    return MessageSchema::parse(text).ok();
+                }
+                // Indexed by its head alone: the whole file must say the same.
+                let s = MessageSchema::parse(&self.packed.as_ref()?.text().ok()?).ok()?;
+                (s.name == self.name
+                    && s.kind == self.kind
+                    && s.api_key == self.api_key
+                    && s.valid == self.valid)
+                    .then_some(s)
             })
             .as_ref()
+    }
+}
+
+/// Bytes of a jar's schema file read to find its head: Kafka's files put the licence and
+/// the head's members before `fields`, within 3 KB (most within 1.5 KB). A file whose
+/// head is not there is read whole.
+const HEAD_BYTES: usize = 6 << 10;
+
+/// The members of the top JSON object before its `fields` (or all of them, when it ends
+/// first); `None` when the text ends first or is not such an object. A later duplicate
+/// wins, as in a whole-object parse.
+fn members_before_fields(text: &str) -> Option<BTreeMap<&str, &RawValue>> {
+    // A key, or a value left unparsed, and what follows it.
+    fn key(s: &str) -> Option<(&str, &str)> {
+        let mut it = serde_json::Deserializer::from_str(s).into_iter::<&str>();
+        let v = it.next()?.ok()?;
+        Some((v, s.get(it.byte_offset()..)?.trim_start()))
+    }
+    fn value(s: &str) -> Option<(&RawValue, &str)> {
+        let mut it = serde_json::Deserializer::from_str(s).into_iter::<&RawValue>();
+        let v = it.next()?.ok()?;
+        Some((v, s.get(it.byte_offset()..)?.trim_start()))
+    }
+    let mut rest = text.trim_start().strip_prefix('{')?.trim_start();
+    let mut top = BTreeMap::new();
+    if rest.starts_with('}') {
+        return Some(top);
+    }
+    loop {
+        let (key, after) = key(rest)?;
+        let after = after.strip_prefix(':')?;
+        if key == "fields" {
+            return Some(top);
+        }
+        let (value, after) = value(after)?;
+        top.insert(key, value);
+        if let Some(after) = after.strip_prefix(',') {
+            rest = after.trim_start();
+        } else if after.starts_with('}') {
+            return Some(top);
+        } else {
+            return None;
+        }
     }
 }
 
@@ -386,22 +533,38 @@ pub fn read_source(path: &Path) -> Result<(Vec<MessageSchema>, Vec<String>), Str
     Ok((schemas, problems))
 }
 
-/// As [`read_source`], with each schema's fields parsed on first use ([`Def::scan`]).
+/// As [`read_source`], with each schema's fields parsed on first use ([`Def::scan`]);
+/// a jar's files are inflated only as far as their heads.
 pub fn scan_source(path: &Path) -> Result<(Vec<Def>, Vec<String>), String> {
     let shown = path.display();
-    let files = files_of(path)?;
-    let mut schemas = Vec::with_capacity(files.len());
+    let mut schemas = Vec::new();
     let mut problems = Vec::new();
-    for (name, text) in files {
-        match text.and_then(|t| Def::scan(&t)) {
-            Ok(s) => schemas.push(s),
-            Err(e) => problems.push(format!("{shown}: skipped {name}: {e}")),
+    if is_jar(path)? {
+        let mut inflater = flate2::Decompress::new(false);
+        for (name, packed) in read_jar(path)? {
+            match packed.and_then(|p| Def::scan_packed(p, &mut inflater)) {
+                Ok(s) => schemas.push(s),
+                Err(e) => problems.push(format!("{shown}: skipped {name}: {e}")),
+            }
+        }
+    } else {
+        for (name, text) in files_of(path)? {
+            match text.and_then(|t| Def::scan(&t)) {
+                Ok(s) => schemas.push(s),
+                Err(e) => problems.push(format!("{shown}: skipped {name}: {e}")),
+            }
         }
     }
     if schemas.is_empty() {
         return Err(format!("{shown}: no Kafka message schemas in it"));
     }
     Ok((schemas, problems))
+}
+
+/// Whether `path` is read as a jar (not a directory, nor one `.json` file).
+fn is_jar(path: &Path) -> Result<bool, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(!meta.is_dir() && !path.extension().is_some_and(|x| x == "json"))
 }
 
 /// The schema files of a source, read (not parsed).
@@ -421,6 +584,9 @@ fn files_of(path: &Path) -> Result<Files, String> {
         vec![(name, text)]
     } else {
         read_jar(path)?
+            .into_iter()
+            .map(|(name, packed)| (name, packed.and_then(|p| p.text())))
+            .collect()
     };
     Ok(files)
 }
@@ -442,7 +608,8 @@ fn read_capped(r: impl Read, hint: u64) -> Result<String, String> {
 /// The largest jar read: kafka-clients is about 11 MB.
 const MAX_JAR: u64 = 256 << 20;
 
-fn read_jar(path: &Path) -> Result<Files, String> {
+/// A jar's schema files, as stored (see [`Packed`]).
+fn read_jar(path: &Path) -> Result<Vec<(String, Result<Packed, String>)>, String> {
     let shown = path.display();
     // Read through the file, not whole: only the central directory and the schema
     // entries are read (a few hundred KB of a 10 MB jar), which is most of start-up.
@@ -470,17 +637,40 @@ fn read_jar(path: &Path) -> Result<Files, String> {
     let mut out = Vec::with_capacity(names.len());
     for name in names {
         let short = name.trim_start_matches("common/message/").to_string();
-        let entry = match zip.by_name(&name) {
-            Ok(e) => e,
-            Err(e) => {
-                out.push((short, Err(e.to_string())));
-                continue;
-            }
-        };
-        let hint = entry.size();
-        out.push((short, read_capped(entry, hint)));
+        out.push((short, packed_entry(&mut zip, &name)));
     }
     Ok(out)
+}
+
+/// One entry's stored bytes, read within [`MAX_FILE`].
+fn packed_entry(zip: &mut zip::ZipArchive<Blocks>, name: &str) -> Result<Packed, String> {
+    let index = zip
+        .index_for_name(name)
+        .ok_or_else(|| "not in the jar".to_string())?;
+    let entry = zip.by_index_raw(index).map_err(|e| e.to_string())?;
+    let deflated = match entry.compression() {
+        zip::CompressionMethod::Deflated => true,
+        zip::CompressionMethod::Stored => false,
+        other => return Err(format!("unsupported compression method {other}")),
+    };
+    if entry.size() > MAX_FILE {
+        return Err(format!("larger than {MAX_FILE} bytes"));
+    }
+    let crc = entry.crc32();
+    let hint = entry.compressed_size().min(MAX_FILE);
+    let mut raw = Vec::with_capacity(hint as usize);
+    entry
+        .take(MAX_FILE + 1)
+        .read_to_end(&mut raw)
+        .map_err(|e| e.to_string())?;
+    if raw.len() as u64 > MAX_FILE {
+        return Err(format!("larger than {MAX_FILE} bytes"));
+    }
+    Ok(Packed {
+        raw: raw.into_boxed_slice(),
+        deflated,
+        crc,
+    })
 }
 
 /// A jar read in 64 KB blocks, each read once, on first touch: the zip reader seeks
@@ -839,6 +1029,49 @@ mod tests {
             "{}",
             loaded.description
         );
+    }
+
+    #[test]
+    fn a_head_is_the_members_before_fields() {
+        let keys = |t: &str| {
+            members_before_fields(t).map(|m| m.into_iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            keys(r#" { "apiKey": 7, "type" : "request", "l": ["a", {"b": 1}], "fields": [ {"#),
+            Some(vec!["apiKey=7".into(), "l=[\"a\", {\"b\": 1}]".into(), "type=\"request\"".into()])
+        );
+        assert_eq!(keys(r#"{"name": "X", "name": "Y"}"#), Some(vec!["name=\"Y\"".into()]));
+        assert_eq!(keys("{}"), Some(vec![]));
+        // Cut short, or not an object: read whole instead.
+        for t in [r#"{"name": "X", "type": "req"#, r#"{"name": "X" "type": 1}"#, "[1]", r#"{"a": 1,"#, ""] {
+            assert_eq!(keys(t), None, "{t}");
+        }
+    }
+
+    /// Every jar's files indexed by their heads say what reading them whole says.
+    #[test]
+    fn jar_heads_index_as_whole_files_do() {
+        let jars = Search::from_env(Vec::new()).paths().0;
+        if jars.is_empty() {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("CI=true: the kafka-clients jars are required");
+            }
+            eprintln!("SKIP: no kafka-clients jar found");
+            return;
+        }
+        for jar in jars {
+            let (whole, problems) = read_source(&jar).unwrap();
+            let (scanned, scan_problems) = scan_source(&jar).unwrap();
+            assert_eq!(problems, scan_problems);
+            assert_eq!(whole.len(), scanned.len());
+            let packed = scanned.iter().filter(|d| d.packed.is_some()).count();
+            assert_eq!(packed, scanned.len(), "{}: every head within {HEAD_BYTES} bytes", jar.display());
+            for (w, d) in whole.iter().zip(&scanned) {
+                let s = d.get().unwrap_or_else(|| panic!("{}", d.name));
+                assert_eq!((&s.name, s.kind, s.api_key, s.valid), (&w.name, w.kind, w.api_key, w.valid));
+                assert_eq!(s.fields.len(), w.fields.len());
+            }
+        }
     }
 
     #[test]
