@@ -108,8 +108,11 @@ impl Packed {
                 }
                 Err(_) => return None,
             };
-            let text = strip_comments(text);
-            if let Some(head) = members_before_fields(&text).and_then(Def::head_of) {
+            // Comments between members are passed over; one inside a value takes the
+            // whole text's comments out first.
+            let head = members_before_fields(text)
+                .or_else(|| members_before_fields(&strip_comments(text)));
+            if let Some(head) = head {
                 return Some(head);
             }
             if done {
@@ -245,38 +248,49 @@ impl Def {
 /// head is not there is read whole.
 const HEAD_BYTES: usize = 6 << 10;
 
-/// The members of the top JSON object before its `fields` (or all of them, when it ends
-/// first); `None` when the text ends first or is not such an object. A later duplicate
-/// wins, as in a whole-object parse.
-fn members_before_fields(text: &str) -> Option<BTreeMap<&str, &RawValue>> {
+/// The head ([`Def::head_of`]) of the members of the top JSON object before its `fields`
+/// (or all of them, when it ends first); `None` when the text ends first or is not such
+/// an object. `//` comments between members are passed over. A later duplicate wins, as
+/// in a whole-object parse.
+fn members_before_fields(text: &str) -> Option<Head> {
+    // Whitespace and comments.
+    fn skip(mut s: &str) -> &str {
+        loop {
+            s = s.trim_start();
+            match s.strip_prefix("//") {
+                Some(c) => s = c.find('\n').and_then(|n| c.get(n..)).unwrap_or_default(),
+                None => return s,
+            }
+        }
+    }
     // A key, or a value left unparsed, and what follows it.
     fn key(s: &str) -> Option<(&str, &str)> {
         let mut it = serde_json::Deserializer::from_str(s).into_iter::<&str>();
         let v = it.next()?.ok()?;
-        Some((v, s.get(it.byte_offset()..)?.trim_start()))
+        Some((v, skip(s.get(it.byte_offset()..)?)))
     }
     fn value(s: &str) -> Option<(&RawValue, &str)> {
         let mut it = serde_json::Deserializer::from_str(s).into_iter::<&RawValue>();
         let v = it.next()?.ok()?;
-        Some((v, s.get(it.byte_offset()..)?.trim_start()))
+        Some((v, skip(s.get(it.byte_offset()..)?)))
     }
-    let mut rest = text.trim_start().strip_prefix('{')?.trim_start();
+    let mut rest = skip(skip(text).strip_prefix('{')?);
     let mut top = BTreeMap::new();
     if rest.starts_with('}') {
-        return Some(top);
+        return Def::head_of(top);
     }
     loop {
         let (key, after) = key(rest)?;
-        let after = after.strip_prefix(':')?;
+        let after = skip(after.strip_prefix(':')?);
         if key == "fields" {
-            return Some(top);
+            return Def::head_of(top);
         }
         let (value, after) = value(after)?;
         top.insert(key, value);
         if let Some(after) = after.strip_prefix(',') {
-            rest = after.trim_start();
+            rest = skip(after);
         } else if after.starts_with('}') {
-            return Some(top);
+            return Def::head_of(top);
         } else {
             return None;
         }
@@ -1033,18 +1047,28 @@ mod tests {
 
     #[test]
     fn a_head_is_the_members_before_fields() {
-        let keys = |t: &str| {
-            members_before_fields(t).map(|m| m.into_iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>())
+        let head = |t: &str| {
+            members_before_fields(t).map(|(name, _, key, valid)| (name, key, valid.lo, valid.hi))
         };
+        let x = Some(("X".to_string(), Some(7), 0, 2));
         assert_eq!(
-            keys(r#" { "apiKey": 7, "type" : "request", "l": ["a", {"b": 1}], "fields": [ {"#),
-            Some(vec!["apiKey=7".into(), "l=[\"a\", {\"b\": 1}]".into(), "type=\"request\"".into()])
+            head("// licence\n { \"apiKey\": 7, // a comment\n \"type\" : \"request\", \"l\": [\"a\", {\"b\": 1}],\n  \"name\": \"X\", \"validVersions\": \"0-2\", \"fields\": [ {"),
+            x
         );
-        assert_eq!(keys(r#"{"name": "X", "name": "Y"}"#), Some(vec!["name=\"Y\"".into()]));
-        assert_eq!(keys("{}"), Some(vec![]));
+        assert_eq!(
+            head(r#"{"name": "Y", "apiKey": 7, "type": "request", "validVersions": "0-2", "name": "X"}"#),
+            x
+        );
         // Cut short, or not an object: read whole instead.
-        for t in [r#"{"name": "X", "type": "req"#, r#"{"name": "X" "type": 1}"#, "[1]", r#"{"a": 1,"#, ""] {
-            assert_eq!(keys(t), None, "{t}");
+        for t in [
+            r#"{"name": "X", "apiKey": 7, "type": "request", "validVersions": "0-2""#,
+            r#"{"name": "X" "apiKey": 7, "type": "request", "validVersions": "0-2", "fields": []}"#,
+            r#"{"name": "X", "apiKey": 7, "type": "request", "validVersions": "0-2","#,
+            r#"{"apiKey": 7, "type": "request", "validVersions": "0-2", "fields": [], "name": "X"}"#,
+            "[1]",
+            "",
+        ] {
+            assert_eq!(head(t), None, "{t}");
         }
     }
 
