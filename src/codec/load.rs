@@ -578,7 +578,7 @@ pub fn scan_source(path: &Path) -> Result<(Vec<Def>, Vec<String>), String> {
 /// Whether `path` is read as a jar (not a directory, nor one `.json` file).
 fn is_jar(path: &Path) -> Result<bool, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(!meta.is_dir() && !path.extension().is_some_and(|x| x == "json"))
+    Ok(!meta.is_dir() && path.extension().is_none_or(|x| x != "json"))
 }
 
 /// The schema files of a source, read (not parsed).
@@ -622,8 +622,11 @@ fn read_capped(r: impl Read, hint: u64) -> Result<String, String> {
 /// The largest jar read: kafka-clients is about 11 MB.
 const MAX_JAR: u64 = 256 << 20;
 
+/// A jar's schema files by name, as stored (see [`Packed`]), or why one cannot be read.
+type Jar = Vec<(String, Result<Packed, String>)>;
+
 /// A jar's schema files, as stored (see [`Packed`]).
-fn read_jar(path: &Path) -> Result<Vec<(String, Result<Packed, String>)>, String> {
+fn read_jar(path: &Path) -> Result<Jar, String> {
     let shown = path.display();
     // Read through the file, not whole: only the central directory and the schema
     // entries are read (a few hundred KB of a 10 MB jar), which is most of start-up.
