@@ -57,18 +57,47 @@ pub struct Def {
 /// A jar entry's bytes, compressed as stored, with what the jar says they inflate to.
 #[derive(Debug)]
 struct Packed {
-    raw: Box<[u8]>,
+    raw: Raw,
     deflated: bool,
     crc: u32,
+    /// Where the bytes are in the jar (offset, length), when known.
+    at: Option<(u64, u64)>,
+}
+
+/// A jar entry's stored bytes: read, or where to read them (see [`cache`]).
+#[derive(Debug)]
+enum Raw {
+    Held(Box<[u8]>),
+    In(std::sync::Arc<PathBuf>),
 }
 
 impl Packed {
+    /// The stored bytes, read from the jar if not held.
+    fn raw(&self) -> Result<std::borrow::Cow<'_, [u8]>, String> {
+        use std::os::unix::fs::FileExt;
+        match &self.raw {
+            Raw::Held(b) => Ok(std::borrow::Cow::Borrowed(b)),
+            Raw::In(jar) => {
+                let (offset, len) = self.at.ok_or("not located in the jar")?;
+                if len > MAX_FILE {
+                    return Err(format!("larger than {MAX_FILE} bytes"));
+                }
+                let file = std::fs::File::open(&**jar).map_err(|e| e.to_string())?;
+                let mut b = vec![0; len as usize];
+                file.read_exact_at(&mut b, offset)
+                    .map_err(|e| e.to_string())?;
+                Ok(std::borrow::Cow::Owned(b))
+            }
+        }
+    }
+
     /// The whole file: inflated within [`MAX_FILE`], its checksum checked.
     fn text(&self) -> Result<String, String> {
+        let raw = self.raw()?;
         let text = if self.deflated {
-            read_capped(flate2::read::DeflateDecoder::new(&*self.raw), 64 << 10)?
+            read_capped(flate2::read::DeflateDecoder::new(&*raw), 64 << 10)?
         } else {
-            read_capped(&*self.raw, self.raw.len() as u64)?
+            read_capped(&*raw, raw.len() as u64)?
         };
         if crc32fast::hash(text.as_bytes()) != self.crc {
             return Err("Invalid checksum".to_string());
@@ -81,6 +110,7 @@ impl Packed {
     /// costs more than a schema's head). `None` when the first [`HEAD_BYTES`] do not
     /// hold it.
     fn head(&self, inflater: &mut flate2::Decompress) -> Option<Head> {
+        let raw = self.raw().ok()?;
         let mut out = Vec::new();
         if self.deflated {
             inflater.reset(false);
@@ -90,15 +120,15 @@ impl Packed {
                 out.reserve_exact(limit.saturating_sub(out.len()));
                 let status = inflater
                     .decompress_vec(
-                        self.raw.get(inflater.total_in() as usize..)?,
+                        raw.get(inflater.total_in() as usize..)?,
                         &mut out,
                         flate2::FlushDecompress::None,
                     )
                     .ok()?;
                 status == flate2::Status::StreamEnd
             } else {
-                out = self.raw.get(..limit.min(self.raw.len()))?.to_vec();
-                out.len() == self.raw.len()
+                out = raw.get(..limit.min(raw.len()))?.to_vec();
+                out.len() == raw.len()
             };
             // A character cut at the end is left out.
             let text = match std::str::from_utf8(&out) {
@@ -175,7 +205,10 @@ impl Def {
                 parsed: OnceLock::new(),
             });
         }
-        Def::scan(&packed.text()?)
+        // Kept too, so that a cache can say where it is.
+        let mut d = Def::scan(&packed.text()?)?;
+        d.packed = Some(packed);
+        Ok(d)
     }
 
     fn head(text: &str) -> Option<Head> {
@@ -550,13 +583,20 @@ pub fn read_source(path: &Path) -> Result<(Vec<MessageSchema>, Vec<String>), Str
 /// As [`read_source`], with each schema's fields parsed on first use ([`Def::scan`]);
 /// a jar's files are inflated only as far as their heads.
 pub fn scan_source(path: &Path) -> Result<(Vec<Def>, Vec<String>), String> {
+    scan_source_cached(path, None)
+}
+
+/// As [`scan_source`], with a jar's index kept in `cache` (see [`cache`]).
+pub fn scan_source_cached(
+    path: &Path,
+    cache: Option<&Path>,
+) -> Result<(Vec<Def>, Vec<String>), String> {
     let shown = path.display();
     let mut schemas = Vec::new();
     let mut problems = Vec::new();
     if is_jar(path)? {
-        let mut inflater = flate2::Decompress::new(false);
-        for (name, packed) in read_jar(path)? {
-            match packed.and_then(|p| Def::scan_packed(p, &mut inflater)) {
+        for (name, def) in cache::scan_jar(path, cache)? {
+            match def {
                 Ok(s) => schemas.push(s),
                 Err(e) => problems.push(format!("{shown}: skipped {name}: {e}")),
             }
@@ -674,6 +714,7 @@ fn packed_entry(zip: &mut zip::ZipArchive<Blocks>, name: &str) -> Result<Packed,
         return Err(format!("larger than {MAX_FILE} bytes"));
     }
     let crc = entry.crc32();
+    let at = entry.data_start().map(|o| (o, entry.compressed_size()));
     let hint = entry.compressed_size().min(MAX_FILE);
     let mut raw = Vec::with_capacity(hint as usize);
     entry
@@ -684,10 +725,178 @@ fn packed_entry(zip: &mut zip::ZipArchive<Blocks>, name: &str) -> Result<Packed,
         return Err(format!("larger than {MAX_FILE} bytes"));
     }
     Ok(Packed {
-        raw: raw.into_boxed_slice(),
+        raw: Raw::Held(raw.into_boxed_slice()),
         deflated,
         crc,
+        at,
     })
+}
+
+/// A jar's index kept between runs, so that a run whose capture needs no schema of the
+/// jar does not read it: per file of the jar, its head and where its bytes are, or why
+/// it cannot be used. It is keyed by the jar's path, size and modification time; a
+/// file's bytes are read, checksummed and parsed on first use, and must say what the
+/// index said (see [`Def::get`]), so a stale or damaged index never decodes anything
+/// wrongly. Writing it is best effort.
+mod cache {
+    use super::{Def, Jar, Packed, Raw, SchemaKind, Versions, read_jar};
+    use serde_json::{Value, json};
+    use std::path::{Path, PathBuf};
+    use std::sync::{Arc, OnceLock};
+
+    /// Changes whenever what is kept changes.
+    const VERSION: u64 = 1;
+    /// The largest index read (Kafka's jars need about 100 KB).
+    const MAX_INDEX: u64 = 8 << 20;
+
+    type Scanned = Vec<(String, Result<Def, String>)>;
+
+    /// The jar's files, from the cache when it has them, else read (and kept there).
+    pub(super) fn scan_jar(jar: &Path, cache: Option<&Path>) -> Result<Scanned, String> {
+        let key = cache.and_then(|_| key(jar));
+        if let (Some(dir), Some(key)) = (cache, &key) {
+            if let Some(found) = read(&file(dir, key), jar, key) {
+                return Ok(found);
+            }
+        }
+        let mut inflater = flate2::Decompress::new(false);
+        let files: Jar = read_jar(jar)?;
+        let scanned: Scanned = files
+            .into_iter()
+            .map(|(name, packed)| (name, packed.and_then(|p| Def::scan_packed(p, &mut inflater))))
+            .collect();
+        if let (Some(dir), Some(key)) = (cache, key) {
+            write(dir, &key, &scanned);
+        }
+        Ok(scanned)
+    }
+
+    /// What identifies the jar's contents: its path, size and modification time.
+    fn key(jar: &Path) -> Option<Value> {
+        let meta = std::fs::metadata(jar).ok()?;
+        let mtime = meta
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        Some(json!({
+            "version": VERSION,
+            "path": jar.to_str()?,
+            "len": meta.len(),
+            "mtime": [mtime.as_secs(), mtime.subsec_nanos()],
+        }))
+    }
+
+    fn file(dir: &Path, key: &Value) -> PathBuf {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        key.to_string().hash(&mut h);
+        dir.join(format!("schemas-{:016x}.json", h.finish()))
+    }
+
+    fn kind_name(k: SchemaKind) -> &'static str {
+        match k {
+            SchemaKind::Request => "request",
+            SchemaKind::Response => "response",
+            SchemaKind::Header => "header",
+            SchemaKind::Data => "data",
+        }
+    }
+
+    fn read(path: &Path, jar: &Path, key: &Value) -> Option<Scanned> {
+        use std::io::Read;
+        let mut text = String::new();
+        std::fs::File::open(path)
+            .ok()?
+            .take(MAX_INDEX)
+            .read_to_string(&mut text)
+            .ok()?;
+        let v: Value = serde_json::from_str(&text).ok()?;
+        if v.get("key")? != key {
+            return None;
+        }
+        let jar = Arc::new(jar.to_path_buf());
+        let mut out = Vec::new();
+        for f in v.get("files")?.as_array()? {
+            let name = f.get("file")?.as_str()?.to_string();
+            if let Some(e) = f.get("error") {
+                out.push((name, Err(e.as_str()?.to_string())));
+                continue;
+            }
+            let int = |k: &str| f.get(k).and_then(Value::as_i64);
+            let kind = match f.get("kind")?.as_str()? {
+                "request" => SchemaKind::Request,
+                "response" => SchemaKind::Response,
+                "header" => SchemaKind::Header,
+                "data" => SchemaKind::Data,
+                _ => return None,
+            };
+            let api_key = match f.get("api_key")? {
+                Value::Null => None,
+                k => Some(i16::try_from(k.as_i64()?).ok()?),
+            };
+            let valid = Versions {
+                lo: i16::try_from(int("lo")?).ok()?,
+                hi: i16::try_from(int("hi")?).ok()?,
+            };
+            let at = (
+                u64::try_from(int("offset")?).ok()?,
+                u64::try_from(int("size")?).ok()?,
+            );
+            let def = Def {
+                name: f.get("name")?.as_str()?.to_string(),
+                kind,
+                api_key,
+                valid,
+                text: None,
+                packed: Some(Packed {
+                    raw: Raw::In(Arc::clone(&jar)),
+                    deflated: f.get("deflated")?.as_bool()?,
+                    crc: u32::try_from(int("crc")?).ok()?,
+                    at: Some(at),
+                }),
+                parsed: OnceLock::new(),
+            };
+            out.push((name, Ok(def)));
+        }
+        Some(out)
+    }
+
+    fn write(dir: &Path, key: &Value, scanned: &Scanned) {
+        let mut files = Vec::with_capacity(scanned.len());
+        for (name, def) in scanned {
+            files.push(match def {
+                Err(e) => json!({"file": name, "error": e}),
+                Ok(d) => {
+                    // A file not located in the jar cannot be kept: keep nothing.
+                    let Some(p) = &d.packed else { return };
+                    let Some((offset, size)) = p.at else { return };
+                    json!({
+                        "file": name,
+                        "name": d.name,
+                        "kind": kind_name(d.kind),
+                        "api_key": d.api_key,
+                        "lo": d.valid.lo,
+                        "hi": d.valid.hi,
+                        "offset": offset,
+                        "size": size,
+                        "deflated": p.deflated,
+                        "crc": p.crc,
+                    })
+                }
+            });
+        }
+        let text = json!({"key": key, "files": files}).to_string();
+        let path = file(dir, key);
+        // Written aside and renamed, so a reader never sees half of it.
+        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = path.with_extension(format!("{}-{n}.tmp", std::process::id()));
+        let ok = std::fs::create_dir_all(dir).is_ok() && std::fs::write(&tmp, text).is_ok();
+        if !ok || std::fs::rename(&tmp, &path).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
 }
 
 /// A jar read in 64 KB blocks, each read once, on first touch: the zip reader seeks
@@ -800,6 +1009,8 @@ pub struct Search {
     pub kafka_home: Option<PathBuf>,
     /// The home directory, for `~/.m2/repository`.
     pub home: Option<PathBuf>,
+    /// Where jars' indexes are kept between runs (see [`cache`]); `None` keeps none.
+    pub cache: Option<PathBuf>,
 }
 
 impl Search {
@@ -810,6 +1021,12 @@ impl Search {
             env: std::env::var_os("KWIRE_SCHEMAS"),
             kafka_home: std::env::var_os("KAFKA_HOME").map(PathBuf::from),
             home: std::env::var_os("HOME").map(PathBuf::from),
+            // The XDG cache directory, else ~/.cache.
+            cache: std::env::var_os("XDG_CACHE_HOME")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+                .map(|d| d.join("kwire")),
         }
     }
 
@@ -876,7 +1093,7 @@ impl Search {
         let mut problems = Vec::new();
         let mut names = Vec::new();
         for p in &paths {
-            match scan_source(p) {
+            match scan_source_cached(p, self.cache.as_deref()) {
                 Ok((list, skipped)) => {
                     problems.extend(skipped);
                     schemas.add_defs(&p.display().to_string(), list);
@@ -1099,6 +1316,45 @@ mod tests {
                 assert_eq!(s.fields.len(), w.fields.len());
             }
         }
+    }
+
+    #[test]
+    fn a_jar_index_kept_between_runs_says_what_reading_the_jar_says() {
+        let Some(jar) = Search::from_env(Vec::new()).paths().0.into_iter().next() else {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("CI=true: the kafka-clients jars are required");
+            }
+            eprintln!("SKIP: no kafka-clients jar found");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let (read, problems) = scan_source(&jar).unwrap();
+        let written = scan_source_cached(&jar, Some(dir.path())).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let (kept, kept_problems) = scan_source_cached(&jar, Some(dir.path())).unwrap();
+        let from_jar = |d: &Def| matches!(d.packed.as_ref().map(|p| &p.raw), Some(Raw::In(_)));
+        assert!(kept.iter().all(from_jar));
+        assert!(!written.0.iter().any(from_jar));
+        assert_eq!(problems, kept_problems);
+        assert_eq!(read.len(), kept.len());
+        for (r, k) in read.iter().zip(&kept) {
+            assert_eq!((&r.name, r.kind, r.api_key, r.valid), (&k.name, k.kind, k.api_key, k.valid));
+            let (r, k) = (r.get().unwrap(), k.get().unwrap());
+            assert_eq!((&r.name, r.fields.len()), (&k.name, k.fields.len()));
+        }
+        // A damaged index is read past, and written again.
+        let file = std::fs::read_dir(dir.path()).unwrap().next().unwrap().unwrap().path();
+        std::fs::write(&file, "{\"key\": 1, \"files\": [").unwrap();
+        let (again, _) = scan_source_cached(&jar, Some(dir.path())).unwrap();
+        assert!(!again.iter().any(from_jar));
+        let fresh = scan_source_cached(&jar, Some(dir.path())).unwrap().0;
+        assert!(fresh.iter().all(from_jar));
+        // Bytes that are not the file's say so on first use, and decode nothing.
+        let mut wrong = fresh.into_iter().find(|d| d.kind == SchemaKind::Request).unwrap();
+        if let Some(p) = &mut wrong.packed {
+            p.at = p.at.map(|(o, n)| (o + 1, n));
+        }
+        assert!(wrong.get().is_none());
     }
 
     #[test]
