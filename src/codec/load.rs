@@ -745,7 +745,7 @@ mod cache {
     use std::sync::{Arc, OnceLock};
 
     /// Changes whenever what is kept changes.
-    const VERSION: u64 = 1;
+    const VERSION: u64 = 2;
     /// The largest index read (Kafka's jars need about 100 KB).
     const MAX_INDEX: u64 = 8 << 20;
 
@@ -817,42 +817,42 @@ mod cache {
         }
         let jar = Arc::new(jar.to_path_buf());
         let mut out = Vec::new();
+        // Each file: [file, error], or [file, name, kind, api key, lo, hi, offset, size,
+        // deflated, crc].
         for f in v.get("files")?.as_array()? {
-            let name = f.get("file")?.as_str()?.to_string();
-            if let Some(e) = f.get("error") {
+            let f = f.as_array()?;
+            let name = f.first()?.as_str()?.to_string();
+            if let [_, e] = f.as_slice() {
                 out.push((name, Err(e.as_str()?.to_string())));
                 continue;
             }
-            let int = |k: &str| f.get(k).and_then(Value::as_i64);
-            let kind = match f.get("kind")?.as_str()? {
+            let int = |i: usize| f.get(i).and_then(Value::as_i64);
+            let kind = match f.get(2)?.as_str()? {
                 "request" => SchemaKind::Request,
                 "response" => SchemaKind::Response,
                 "header" => SchemaKind::Header,
                 "data" => SchemaKind::Data,
                 _ => return None,
             };
-            let api_key = match f.get("api_key")? {
+            let api_key = match f.get(3)? {
                 Value::Null => None,
                 k => Some(i16::try_from(k.as_i64()?).ok()?),
             };
             let valid = Versions {
-                lo: i16::try_from(int("lo")?).ok()?,
-                hi: i16::try_from(int("hi")?).ok()?,
+                lo: i16::try_from(int(4)?).ok()?,
+                hi: i16::try_from(int(5)?).ok()?,
             };
-            let at = (
-                u64::try_from(int("offset")?).ok()?,
-                u64::try_from(int("size")?).ok()?,
-            );
+            let at = (u64::try_from(int(6)?).ok()?, u64::try_from(int(7)?).ok()?);
             let def = Def {
-                name: f.get("name")?.as_str()?.to_string(),
+                name: f.get(1)?.as_str()?.to_string(),
                 kind,
                 api_key,
                 valid,
                 text: None,
                 packed: Some(Packed {
                     raw: Raw::In(Arc::clone(&jar)),
-                    deflated: f.get("deflated")?.as_bool()?,
-                    crc: u32::try_from(int("crc")?).ok()?,
+                    deflated: f.get(8)?.as_bool()?,
+                    crc: u32::try_from(int(9)?).ok()?,
                     at: Some(at),
                 }),
                 parsed: OnceLock::new(),
@@ -866,23 +866,23 @@ mod cache {
         let mut files = Vec::with_capacity(scanned.len());
         for (name, def) in scanned {
             files.push(match def {
-                Err(e) => json!({"file": name, "error": e}),
+                Err(e) => json!([name, e]),
                 Ok(d) => {
                     // A file not located in the jar cannot be kept: keep nothing.
                     let Some(p) = &d.packed else { return };
                     let Some((offset, size)) = p.at else { return };
-                    json!({
-                        "file": name,
-                        "name": d.name,
-                        "kind": kind_name(d.kind),
-                        "api_key": d.api_key,
-                        "lo": d.valid.lo,
-                        "hi": d.valid.hi,
-                        "offset": offset,
-                        "size": size,
-                        "deflated": p.deflated,
-                        "crc": p.crc,
-                    })
+                    json!([
+                        name,
+                        d.name,
+                        kind_name(d.kind),
+                        d.api_key,
+                        d.valid.lo,
+                        d.valid.hi,
+                        offset,
+                        size,
+                        p.deflated,
+                        p.crc
+                    ])
                 }
             });
         }
