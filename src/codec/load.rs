@@ -48,8 +48,113 @@ pub struct Def {
     api_key: Option<i16>,
     valid: Versions,
     text: Option<Box<str>>,
+    /// A jar's file as the jar holds it, when only its head was read: inflated and
+    /// parsed on first use.
+    packed: Option<Packed>,
     parsed: OnceLock<Option<MessageSchema>>,
 }
+
+/// A jar entry's bytes, compressed as stored, with what the jar says they inflate to.
+#[derive(Debug)]
+struct Packed {
+    raw: Raw,
+    deflated: bool,
+    crc: u32,
+    /// Where the bytes are in the jar (offset, length), when known.
+    at: Option<(u64, u64)>,
+}
+
+/// A jar entry's stored bytes: read, or where to read them (see [`cache`]).
+#[derive(Debug)]
+enum Raw {
+    Held(Box<[u8]>),
+    In(std::sync::Arc<PathBuf>),
+}
+
+impl Packed {
+    /// The stored bytes, read from the jar if not held.
+    fn raw(&self) -> Result<std::borrow::Cow<'_, [u8]>, String> {
+        use std::os::unix::fs::FileExt;
+        match &self.raw {
+            Raw::Held(b) => Ok(std::borrow::Cow::Borrowed(b)),
+            Raw::In(jar) => {
+                let (offset, len) = self.at.ok_or("not located in the jar")?;
+                if len > MAX_FILE {
+                    return Err(format!("larger than {MAX_FILE} bytes"));
+                }
+                let file = std::fs::File::open(&**jar).map_err(|e| e.to_string())?;
+                let mut b = vec![0; len as usize];
+                file.read_exact_at(&mut b, offset)
+                    .map_err(|e| e.to_string())?;
+                Ok(std::borrow::Cow::Owned(b))
+            }
+        }
+    }
+
+    /// The whole file: inflated within [`MAX_FILE`], its checksum checked.
+    fn text(&self) -> Result<String, String> {
+        let raw = self.raw()?;
+        let text = if self.deflated {
+            read_capped(flate2::read::DeflateDecoder::new(&*raw), 64 << 10)?
+        } else {
+            read_capped(&*raw, raw.len() as u64)?
+        };
+        if crc32fast::hash(text.as_bytes()) != self.crc {
+            return Err("Invalid checksum".to_string());
+        }
+        Ok(text)
+    }
+
+    /// The head of the file (see [`Def::head_of`]), inflating no more of it than that
+    /// takes: a few steps of more bytes, through `inflater` (reused: setting one up
+    /// costs more than a schema's head). `None` when the first [`HEAD_BYTES`] do not
+    /// hold it.
+    fn head(&self, inflater: &mut flate2::Decompress) -> Option<Head> {
+        let raw = self.raw().ok()?;
+        let mut out = Vec::new();
+        if self.deflated {
+            inflater.reset(false);
+        }
+        for limit in [HEAD_BYTES / 4, HEAD_BYTES] {
+            let done = if self.deflated {
+                out.reserve_exact(limit.saturating_sub(out.len()));
+                let status = inflater
+                    .decompress_vec(
+                        raw.get(inflater.total_in() as usize..)?,
+                        &mut out,
+                        flate2::FlushDecompress::None,
+                    )
+                    .ok()?;
+                status == flate2::Status::StreamEnd
+            } else {
+                out = raw.get(..limit.min(raw.len()))?.to_vec();
+                out.len() == raw.len()
+            };
+            // A character cut at the end is left out.
+            let text = match std::str::from_utf8(&out) {
+                Ok(t) => t,
+                Err(e) if e.error_len().is_none() => {
+                    std::str::from_utf8(out.get(..e.valid_up_to())?).ok()?
+                }
+                Err(_) => return None,
+            };
+            // Comments between members are passed over; one inside a value takes the
+            // whole text's comments out first.
+            let head = members_before_fields(text)
+                .or_else(|| members_before_fields(&strip_comments(text)));
+            if let Some(head) = head {
+                return Some(head);
+            }
+            if done {
+                return None;
+            }
+        }
+        None
+    }
+}
+
+/// What merging needs of a schema: name, type, API key and versions.
+type Head = (String, SchemaKind, Option<i16>, Versions);
 
 impl Def {
     fn parsed(s: MessageSchema) -> Def {
@@ -59,6 +164,7 @@ impl Def {
             api_key: s.api_key,
             valid: s.valid,
             text: None,
+            packed: None,
             parsed: OnceLock::from(Some(s)),
         }
     }
@@ -74,6 +180,7 @@ impl Def {
                 api_key,
                 valid,
                 text: Some(text.into_boxed_str()),
+                packed: None,
                 parsed: OnceLock::new(),
             }),
             // The full parse says why, in its words.
@@ -84,12 +191,37 @@ impl Def {
         }
     }
 
-    fn head(text: &str) -> Option<(String, SchemaKind, Option<i16>, Versions)> {
+    /// A jar's file, from its first bytes when they hold its head (the whole file is
+    /// inflated and parsed on first use); else read whole, as [`Def::scan`].
+    fn scan_packed(packed: Packed, inflater: &mut flate2::Decompress) -> Result<Def, String> {
+        if let Some((name, kind, api_key, valid)) = packed.head(inflater) {
+            return Ok(Def {
+                name,
+                kind,
+                api_key,
+                valid,
+                text: None,
+                packed: Some(packed),
+                parsed: OnceLock::new(),
+            });
+        }
+        // Kept too, so that a cache can say where it is.
+        let mut d = Def::scan(&packed.text()?)?;
+        d.packed = Some(packed);
+        Ok(d)
+    }
+
+    fn head(text: &str) -> Option<Head> {
         // The first JSON value, as MessageSchema::parse takes it; values stay unparsed.
         let top: BTreeMap<&str, &RawValue> = serde_json::Deserializer::from_str(text)
             .into_iter()
             .next()?
             .ok()?;
+        Def::head_of(top)
+    }
+
+    /// The head's members checked as [`MessageSchema::parse`] checks them.
+    fn head_of(top: BTreeMap<&str, &RawValue>) -> Option<Head> {
         let string = |key: &str| -> Option<String> {
             serde_json::from_str::<String>(top.get(key)?.get()).ok()
         };
@@ -129,10 +261,72 @@ impl Def {
     fn get(&self) -> Option<&MessageSchema> {
         self.parsed
             .get_or_init(|| {
-                let text = self.text.as_deref()?;
-                MessageSchema::parse(text).ok()
+                if let Some(text) = self.text.as_deref() {
+                    return MessageSchema::parse(text).ok();
+                }
+                // Indexed by its head alone: the whole file must say the same.
+                let s = MessageSchema::parse(&self.packed.as_ref()?.text().ok()?).ok()?;
+                (s.name == self.name
+                    && s.kind == self.kind
+                    && s.api_key == self.api_key
+                    && s.valid == self.valid)
+                    .then_some(s)
             })
             .as_ref()
+    }
+}
+
+/// Bytes of a jar's schema file read to find its head: Kafka's files put the licence and
+/// the head's members before `fields`, within 3 KB (most within 1.5 KB). A file whose
+/// head is not there is read whole.
+const HEAD_BYTES: usize = 6 << 10;
+
+/// The head ([`Def::head_of`]) of the members of the top JSON object before its `fields`
+/// (or all of them, when it ends first); `None` when the text ends first or is not such
+/// an object. `//` comments between members are passed over. A later duplicate wins, as
+/// in a whole-object parse.
+fn members_before_fields(text: &str) -> Option<Head> {
+    // Whitespace and comments.
+    fn skip(mut s: &str) -> &str {
+        loop {
+            s = s.trim_start();
+            match s.strip_prefix("//") {
+                Some(c) => s = c.find('\n').and_then(|n| c.get(n..)).unwrap_or_default(),
+                None => return s,
+            }
+        }
+    }
+    // A key, or a value left unparsed, and what follows it.
+    fn key(s: &str) -> Option<(&str, &str)> {
+        let mut it = serde_json::Deserializer::from_str(s).into_iter::<&str>();
+        let v = it.next()?.ok()?;
+        Some((v, skip(s.get(it.byte_offset()..)?)))
+    }
+    fn value(s: &str) -> Option<(&RawValue, &str)> {
+        let mut it = serde_json::Deserializer::from_str(s).into_iter::<&RawValue>();
+        let v = it.next()?.ok()?;
+        Some((v, skip(s.get(it.byte_offset()..)?)))
+    }
+    let mut rest = skip(skip(text).strip_prefix('{')?);
+    let mut top = BTreeMap::new();
+    if rest.starts_with('}') {
+        return Def::head_of(top);
+    }
+    loop {
+        let (key, after) = key(rest)?;
+        let after = skip(after.strip_prefix(':')?);
+        if key == "fields" {
+            return Def::head_of(top);
+        }
+        let (value, after) = value(after)?;
+        top.insert(key, value);
+        if let Some(after) = after.strip_prefix(',') {
+            rest = skip(after);
+        } else if after.starts_with('}') {
+            return Def::head_of(top);
+        } else {
+            return None;
+        }
     }
 }
 
@@ -386,22 +580,45 @@ pub fn read_source(path: &Path) -> Result<(Vec<MessageSchema>, Vec<String>), Str
     Ok((schemas, problems))
 }
 
-/// As [`read_source`], with each schema's fields parsed on first use ([`Def::scan`]).
+/// As [`read_source`], with each schema's fields parsed on first use ([`Def::scan`]);
+/// a jar's files are inflated only as far as their heads.
 pub fn scan_source(path: &Path) -> Result<(Vec<Def>, Vec<String>), String> {
+    scan_source_cached(path, None)
+}
+
+/// As [`scan_source`], with a jar's index kept in `cache` (see [`cache`]).
+pub fn scan_source_cached(
+    path: &Path,
+    cache: Option<&Path>,
+) -> Result<(Vec<Def>, Vec<String>), String> {
     let shown = path.display();
-    let files = files_of(path)?;
-    let mut schemas = Vec::with_capacity(files.len());
+    let mut schemas = Vec::new();
     let mut problems = Vec::new();
-    for (name, text) in files {
-        match text.and_then(|t| Def::scan(&t)) {
-            Ok(s) => schemas.push(s),
-            Err(e) => problems.push(format!("{shown}: skipped {name}: {e}")),
+    if is_jar(path)? {
+        for (name, def) in cache::scan_jar(path, cache)? {
+            match def {
+                Ok(s) => schemas.push(s),
+                Err(e) => problems.push(format!("{shown}: skipped {name}: {e}")),
+            }
+        }
+    } else {
+        for (name, text) in files_of(path)? {
+            match text.and_then(|t| Def::scan(&t)) {
+                Ok(s) => schemas.push(s),
+                Err(e) => problems.push(format!("{shown}: skipped {name}: {e}")),
+            }
         }
     }
     if schemas.is_empty() {
         return Err(format!("{shown}: no Kafka message schemas in it"));
     }
     Ok((schemas, problems))
+}
+
+/// Whether `path` is read as a jar (not a directory, nor one `.json` file).
+fn is_jar(path: &Path) -> Result<bool, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(!meta.is_dir() && path.extension().is_none_or(|x| x != "json"))
 }
 
 /// The schema files of a source, read (not parsed).
@@ -421,6 +638,9 @@ fn files_of(path: &Path) -> Result<Files, String> {
         vec![(name, text)]
     } else {
         read_jar(path)?
+            .into_iter()
+            .map(|(name, packed)| (name, packed.and_then(|p| p.text())))
+            .collect()
     };
     Ok(files)
 }
@@ -442,7 +662,11 @@ fn read_capped(r: impl Read, hint: u64) -> Result<String, String> {
 /// The largest jar read: kafka-clients is about 11 MB.
 const MAX_JAR: u64 = 256 << 20;
 
-fn read_jar(path: &Path) -> Result<Files, String> {
+/// A jar's schema files by name, as stored (see [`Packed`]), or why one cannot be read.
+type Jar = Vec<(String, Result<Packed, String>)>;
+
+/// A jar's schema files, as stored (see [`Packed`]).
+fn read_jar(path: &Path) -> Result<Jar, String> {
     let shown = path.display();
     // Read through the file, not whole: only the central directory and the schema
     // entries are read (a few hundred KB of a 10 MB jar), which is most of start-up.
@@ -470,17 +694,209 @@ fn read_jar(path: &Path) -> Result<Files, String> {
     let mut out = Vec::with_capacity(names.len());
     for name in names {
         let short = name.trim_start_matches("common/message/").to_string();
-        let entry = match zip.by_name(&name) {
-            Ok(e) => e,
-            Err(e) => {
-                out.push((short, Err(e.to_string())));
-                continue;
-            }
-        };
-        let hint = entry.size();
-        out.push((short, read_capped(entry, hint)));
+        out.push((short, packed_entry(&mut zip, &name)));
     }
     Ok(out)
+}
+
+/// One entry's stored bytes, read within [`MAX_FILE`].
+fn packed_entry(zip: &mut zip::ZipArchive<Blocks>, name: &str) -> Result<Packed, String> {
+    let index = zip
+        .index_for_name(name)
+        .ok_or_else(|| "not in the jar".to_string())?;
+    let entry = zip.by_index_raw(index).map_err(|e| e.to_string())?;
+    let deflated = match entry.compression() {
+        zip::CompressionMethod::Deflated => true,
+        zip::CompressionMethod::Stored => false,
+        other => return Err(format!("unsupported compression method {other}")),
+    };
+    if entry.size() > MAX_FILE {
+        return Err(format!("larger than {MAX_FILE} bytes"));
+    }
+    let crc = entry.crc32();
+    let at = entry.data_start().map(|o| (o, entry.compressed_size()));
+    let hint = entry.compressed_size().min(MAX_FILE);
+    let mut raw = Vec::with_capacity(hint as usize);
+    entry
+        .take(MAX_FILE + 1)
+        .read_to_end(&mut raw)
+        .map_err(|e| e.to_string())?;
+    if raw.len() as u64 > MAX_FILE {
+        return Err(format!("larger than {MAX_FILE} bytes"));
+    }
+    Ok(Packed {
+        raw: Raw::Held(raw.into_boxed_slice()),
+        deflated,
+        crc,
+        at,
+    })
+}
+
+/// A jar's index kept between runs, so that a run whose capture needs no schema of the
+/// jar does not read it: per file of the jar, its head and where its bytes are, or why
+/// it cannot be used. It is keyed by the jar's path, size and modification time; a
+/// file's bytes are read, checksummed and parsed on first use, and must say what the
+/// index said (see [`Def::get`]), so a stale or damaged index never decodes anything
+/// wrongly. Writing it is best effort.
+mod cache {
+    use super::{Def, Jar, Packed, Raw, SchemaKind, Versions, read_jar};
+    use serde_json::{Value, json};
+    use std::path::{Path, PathBuf};
+    use std::sync::{Arc, OnceLock};
+
+    /// Changes whenever what is kept changes.
+    const VERSION: u64 = 2;
+    /// The largest index read (Kafka's jars need about 100 KB).
+    const MAX_INDEX: u64 = 8 << 20;
+
+    type Scanned = Vec<(String, Result<Def, String>)>;
+
+    /// The jar's files, from the cache when it has them, else read (and kept there).
+    pub(super) fn scan_jar(jar: &Path, cache: Option<&Path>) -> Result<Scanned, String> {
+        let key = cache.and_then(|_| key(jar));
+        if let (Some(dir), Some(key)) = (cache, &key) {
+            if let Some(found) = read(&file(dir, key), jar, key) {
+                return Ok(found);
+            }
+        }
+        let mut inflater = flate2::Decompress::new(false);
+        let files: Jar = read_jar(jar)?;
+        let scanned: Scanned = files
+            .into_iter()
+            .map(|(name, packed)| (name, packed.and_then(|p| Def::scan_packed(p, &mut inflater))))
+            .collect();
+        if let (Some(dir), Some(key)) = (cache, key) {
+            write(dir, &key, &scanned);
+        }
+        Ok(scanned)
+    }
+
+    /// What identifies the jar's contents: its path, size and modification time.
+    fn key(jar: &Path) -> Option<Value> {
+        let meta = std::fs::metadata(jar).ok()?;
+        let mtime = meta
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        Some(json!({
+            "version": VERSION,
+            "path": jar.to_str()?,
+            "len": meta.len(),
+            "mtime": [mtime.as_secs(), mtime.subsec_nanos()],
+        }))
+    }
+
+    fn file(dir: &Path, key: &Value) -> PathBuf {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        key.to_string().hash(&mut h);
+        dir.join(format!("schemas-{:016x}.json", h.finish()))
+    }
+
+    fn kind_name(k: SchemaKind) -> &'static str {
+        match k {
+            SchemaKind::Request => "request",
+            SchemaKind::Response => "response",
+            SchemaKind::Header => "header",
+            SchemaKind::Data => "data",
+        }
+    }
+
+    fn read(path: &Path, jar: &Path, key: &Value) -> Option<Scanned> {
+        use std::io::Read;
+        let mut text = String::new();
+        std::fs::File::open(path)
+            .ok()?
+            .take(MAX_INDEX)
+            .read_to_string(&mut text)
+            .ok()?;
+        let v: Value = serde_json::from_str(&text).ok()?;
+        if v.get("key")? != key {
+            return None;
+        }
+        let jar = Arc::new(jar.to_path_buf());
+        let mut out = Vec::new();
+        // Each file: [file, error], or [file, name, kind, api key, lo, hi, offset, size,
+        // deflated, crc].
+        for f in v.get("files")?.as_array()? {
+            let f = f.as_array()?;
+            let name = f.first()?.as_str()?.to_string();
+            if let [_, e] = f.as_slice() {
+                out.push((name, Err(e.as_str()?.to_string())));
+                continue;
+            }
+            let int = |i: usize| f.get(i).and_then(Value::as_i64);
+            let kind = match f.get(2)?.as_str()? {
+                "request" => SchemaKind::Request,
+                "response" => SchemaKind::Response,
+                "header" => SchemaKind::Header,
+                "data" => SchemaKind::Data,
+                _ => return None,
+            };
+            let api_key = match f.get(3)? {
+                Value::Null => None,
+                k => Some(i16::try_from(k.as_i64()?).ok()?),
+            };
+            let valid = Versions {
+                lo: i16::try_from(int(4)?).ok()?,
+                hi: i16::try_from(int(5)?).ok()?,
+            };
+            let at = (u64::try_from(int(6)?).ok()?, u64::try_from(int(7)?).ok()?);
+            let def = Def {
+                name: f.get(1)?.as_str()?.to_string(),
+                kind,
+                api_key,
+                valid,
+                text: None,
+                packed: Some(Packed {
+                    raw: Raw::In(Arc::clone(&jar)),
+                    deflated: f.get(8)?.as_bool()?,
+                    crc: u32::try_from(int(9)?).ok()?,
+                    at: Some(at),
+                }),
+                parsed: OnceLock::new(),
+            };
+            out.push((name, Ok(def)));
+        }
+        Some(out)
+    }
+
+    fn write(dir: &Path, key: &Value, scanned: &Scanned) {
+        let mut files = Vec::with_capacity(scanned.len());
+        for (name, def) in scanned {
+            files.push(match def {
+                Err(e) => json!([name, e]),
+                Ok(d) => {
+                    // A file not located in the jar cannot be kept: keep nothing.
+                    let Some(p) = &d.packed else { return };
+                    let Some((offset, size)) = p.at else { return };
+                    json!([
+                        name,
+                        d.name,
+                        kind_name(d.kind),
+                        d.api_key,
+                        d.valid.lo,
+                        d.valid.hi,
+                        offset,
+                        size,
+                        p.deflated,
+                        p.crc
+                    ])
+                }
+            });
+        }
+        let text = json!({"key": key, "files": files}).to_string();
+        let path = file(dir, key);
+        // Written aside and renamed, so a reader never sees half of it.
+        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = path.with_extension(format!("{}-{n}.tmp", std::process::id()));
+        let ok = std::fs::create_dir_all(dir).is_ok() && std::fs::write(&tmp, text).is_ok();
+        if !ok || std::fs::rename(&tmp, &path).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
 }
 
 /// A jar read in 64 KB blocks, each read once, on first touch: the zip reader seeks
@@ -593,6 +1009,8 @@ pub struct Search {
     pub kafka_home: Option<PathBuf>,
     /// The home directory, for `~/.m2/repository`.
     pub home: Option<PathBuf>,
+    /// Where jars' indexes are kept between runs (see [`cache`]); `None` keeps none.
+    pub cache: Option<PathBuf>,
 }
 
 impl Search {
@@ -603,6 +1021,12 @@ impl Search {
             env: std::env::var_os("KWIRE_SCHEMAS"),
             kafka_home: std::env::var_os("KAFKA_HOME").map(PathBuf::from),
             home: std::env::var_os("HOME").map(PathBuf::from),
+            // The XDG cache directory, else ~/.cache.
+            cache: std::env::var_os("XDG_CACHE_HOME")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+                .map(|d| d.join("kwire")),
         }
     }
 
@@ -669,7 +1093,7 @@ impl Search {
         let mut problems = Vec::new();
         let mut names = Vec::new();
         for p in &paths {
-            match scan_source(p) {
+            match scan_source_cached(p, self.cache.as_deref()) {
                 Ok((list, skipped)) => {
                     problems.extend(skipped);
                     schemas.add_defs(&p.display().to_string(), list);
@@ -839,6 +1263,98 @@ mod tests {
             "{}",
             loaded.description
         );
+    }
+
+    #[test]
+    fn a_head_is_the_members_before_fields() {
+        let head = |t: &str| {
+            members_before_fields(t).map(|(name, _, key, valid)| (name, key, valid.lo, valid.hi))
+        };
+        let x = Some(("X".to_string(), Some(7), 0, 2));
+        assert_eq!(
+            head("// licence\n { \"apiKey\": 7, // a comment\n \"type\" : \"request\", \"l\": [\"a\", {\"b\": 1}],\n  \"name\": \"X\", \"validVersions\": \"0-2\", \"fields\": [ {"),
+            x
+        );
+        assert_eq!(
+            head(r#"{"name": "Y", "apiKey": 7, "type": "request", "validVersions": "0-2", "name": "X"}"#),
+            x
+        );
+        // Cut short, or not an object: read whole instead.
+        for t in [
+            r#"{"name": "X", "apiKey": 7, "type": "request", "validVersions": "0-2""#,
+            r#"{"name": "X" "apiKey": 7, "type": "request", "validVersions": "0-2", "fields": []}"#,
+            r#"{"name": "X", "apiKey": 7, "type": "request", "validVersions": "0-2","#,
+            r#"{"apiKey": 7, "type": "request", "validVersions": "0-2", "fields": [], "name": "X"}"#,
+            "[1]",
+            "",
+        ] {
+            assert_eq!(head(t), None, "{t}");
+        }
+    }
+
+    /// Every jar's files indexed by their heads say what reading them whole says.
+    #[test]
+    fn jar_heads_index_as_whole_files_do() {
+        let jars = Search::from_env(Vec::new()).paths().0;
+        if jars.is_empty() {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("CI=true: the kafka-clients jars are required");
+            }
+            eprintln!("SKIP: no kafka-clients jar found");
+            return;
+        }
+        for jar in jars {
+            let (whole, problems) = read_source(&jar).unwrap();
+            let (scanned, scan_problems) = scan_source(&jar).unwrap();
+            assert_eq!(problems, scan_problems);
+            assert_eq!(whole.len(), scanned.len());
+            let packed = scanned.iter().filter(|d| d.packed.is_some()).count();
+            assert_eq!(packed, scanned.len(), "{}: every head within {HEAD_BYTES} bytes", jar.display());
+            for (w, d) in whole.iter().zip(&scanned) {
+                let s = d.get().unwrap_or_else(|| panic!("{}", d.name));
+                assert_eq!((&s.name, s.kind, s.api_key, s.valid), (&w.name, w.kind, w.api_key, w.valid));
+                assert_eq!(s.fields.len(), w.fields.len());
+            }
+        }
+    }
+
+    #[test]
+    fn a_jar_index_kept_between_runs_says_what_reading_the_jar_says() {
+        let Some(jar) = Search::from_env(Vec::new()).paths().0.into_iter().next() else {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("CI=true: the kafka-clients jars are required");
+            }
+            eprintln!("SKIP: no kafka-clients jar found");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let (read, problems) = scan_source(&jar).unwrap();
+        let written = scan_source_cached(&jar, Some(dir.path())).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let (kept, kept_problems) = scan_source_cached(&jar, Some(dir.path())).unwrap();
+        let from_jar = |d: &Def| matches!(d.packed.as_ref().map(|p| &p.raw), Some(Raw::In(_)));
+        assert!(kept.iter().all(from_jar));
+        assert!(!written.0.iter().any(from_jar));
+        assert_eq!(problems, kept_problems);
+        assert_eq!(read.len(), kept.len());
+        for (r, k) in read.iter().zip(&kept) {
+            assert_eq!((&r.name, r.kind, r.api_key, r.valid), (&k.name, k.kind, k.api_key, k.valid));
+            let (r, k) = (r.get().unwrap(), k.get().unwrap());
+            assert_eq!((&r.name, r.fields.len()), (&k.name, k.fields.len()));
+        }
+        // A damaged index is read past, and written again.
+        let file = std::fs::read_dir(dir.path()).unwrap().next().unwrap().unwrap().path();
+        std::fs::write(&file, "{\"key\": 1, \"files\": [").unwrap();
+        let (again, _) = scan_source_cached(&jar, Some(dir.path())).unwrap();
+        assert!(!again.iter().any(from_jar));
+        let fresh = scan_source_cached(&jar, Some(dir.path())).unwrap().0;
+        assert!(fresh.iter().all(from_jar));
+        // Bytes that are not the file's say so on first use, and decode nothing.
+        let mut wrong = fresh.into_iter().find(|d| d.kind == SchemaKind::Request).unwrap();
+        if let Some(p) = &mut wrong.packed {
+            p.at = p.at.map(|(o, n)| (o + 1, n));
+        }
+        assert!(wrong.get().is_none());
     }
 
     #[test]

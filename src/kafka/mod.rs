@@ -238,10 +238,7 @@ impl Sessions {
             | StreamEvent::Conflict { conn, .. }
             | StreamEvent::Closed { conn, .. } => conn,
         };
-        let held = |s: &Self| s.conns.get(&id).map_or(0, Conn::held);
-        let before = held(self);
-        self.ordered(id, out, |s, out| s.dispatch(frame, ts_ns, ev, out));
-        let after = held(self);
+        let (before, after) = self.ordered(id, out, |s, out| s.dispatch(frame, ts_ns, ev, out));
         if self.budget.account(before, after) {
             if let Some(conn) = self.conns.get_mut(&id) {
                 let shed = conn.shed(&mut self.stats);
@@ -252,29 +249,32 @@ impl Sessions {
     }
 
     /// Runs `f` on connection `id`'s messages, printing them in capture order
-    /// (see `order`).
+    /// (see `order`). The bytes the connection holds before and after (see `budget`).
     fn ordered(
         &mut self,
         id: ConnId,
         out: &mut dyn FnMut(&KafkaMessage<'_>),
         f: impl FnOnce(&mut Self, &mut dyn FnMut(&KafkaMessage<'_>)),
-    ) {
-        let hold = self.conns.get(&id).and_then(Conn::hold);
-        let mut queue = self
-            .conns
-            .get_mut(&id)
-            .map(|c| std::mem::take(&mut c.queue))
-            .unwrap_or_default();
+    ) -> (usize, usize) {
+        let (before, hold, mut queue) = match self.conns.get_mut(&id) {
+            Some(c) => (c.held(), c.hold(), std::mem::take(&mut c.queue)),
+            None => (0, None, Default::default()),
+        };
         let others = self.queued - queue.bytes();
         f(self, &mut |m| queue.offer(m, hold, out));
-        // Closed: nothing more can come before what it holds.
-        let hold = self.conns.get(&id).and_then(Conn::hold);
         let over = others + queue.bytes() > self.cfg.max_reorder;
+        let conn = self.conns.get_mut(&id);
+        // Closed: nothing more can come before what it holds.
+        let hold = conn.as_ref().and_then(|c| c.hold());
         queue.release(hold.filter(|_| !over), out);
         self.stats.out_of_order += queue.take_late();
         self.queued = others + queue.bytes();
-        if let Some(c) = self.conns.get_mut(&id) {
-            c.queue = queue;
+        match conn {
+            Some(c) => {
+                c.queue = queue;
+                (before, c.held())
+            }
+            None => (before, 0),
         }
     }
 

@@ -202,8 +202,12 @@ struct TcpConn {
     /// final ACKs do not open phantom connections.
     closed: bool,
     last_ts: i64,
-    /// Position in the LRU order (`live` or `dead`).
+    /// When last used (open) or closed, for the LRU order.
     tick: u64,
+    /// Its key in `live` (open) or `dead` (closed). An open connection's entry in `live`
+    /// is moved up to `tick` only when it reaches the front (see [`Reassembler::pop_lru`]),
+    /// so a packet costs no tree update.
+    queued: u64,
 }
 
 impl TcpConn {
@@ -221,7 +225,8 @@ pub struct Reassembler {
     cfg: TcpConfig,
     stats: TcpStats,
     conns: HashMap<FlowKey, TcpConn>,
-    /// Open connections by last use, oldest first.
+    /// Open connections, one entry each, keyed at or before their last use: the first
+    /// whose key is its last use is the least recently used.
     live: BTreeMap<u64, FlowKey>,
     /// Tombstones by time of closing, oldest first.
     dead: BTreeMap<u64, FlowKey>,
@@ -279,20 +284,89 @@ impl Reassembler {
 
     /// [`Reassembler::push`] for a packet of input `at.file` (merged inputs).
     pub fn push_at(&mut self, at: Stamp, seg: &TcpSegment<'_>, out: Out<'_>) {
-        let Stamp { packet, ts_ns, .. } = at;
+        let ts_ns = at.ts_ns;
         self.stats.segments += 1;
         if let Some(timeout) = self.cfg.idle_timeout_ns {
             self.expire_idle(ts_ns, timeout, out);
         }
         let key = FlowKey::new(seg.src, seg.dst, seg.vlan);
-        let has_data = seg.payload_len > 0;
+        let pure_syn = seg.syn && !seg.ack_flag;
 
+        let Reassembler {
+            cfg,
+            stats,
+            conns,
+            total_buffered,
+            scratch,
+            tick,
+            ..
+        } = self;
+        let both_done = match conns.get_mut(&key) {
+            // The common case, with one lookup: more of an open connection.
+            Some(conn) if !conn.closed && !pure_syn => {
+                *tick += 1;
+                conn.tick = *tick;
+                conn.last_ts = conn.last_ts.max(ts_ns);
+                let mut ctx = Ctx {
+                    conn: conn.id,
+                    dir: Dir::AtoB,
+                    cfg,
+                    stats,
+                    total_buffered,
+                    out,
+                    scratch,
+                    at,
+                };
+                segment(conn, &mut ctx, seg)
+            }
+            _ => {
+                if !self.open_for(key, at, seg, out) {
+                    return;
+                }
+                let Reassembler {
+                    cfg,
+                    stats,
+                    conns,
+                    total_buffered,
+                    scratch,
+                    ..
+                } = self;
+                let Some(conn) = conns.get_mut(&key) else {
+                    return;
+                };
+                let mut ctx = Ctx {
+                    conn: conn.id,
+                    dir: Dir::AtoB,
+                    cfg,
+                    stats,
+                    total_buffered,
+                    out,
+                    scratch,
+                    at,
+                };
+                segment(conn, &mut ctx, seg)
+            }
+        };
+        if seg.rst {
+            self.stats.closed_rst += 1;
+            self.close(key, CloseReason::Rst, out);
+        } else if both_done {
+            self.stats.closed_fin += 1;
+            self.close(key, CloseReason::Fin, out);
+        }
+    }
+
+    /// A segment of no open connection, or a SYN: opens (or reopens) the connection it
+    /// starts, or counts why it starts none. Whether the segment goes on to its connection.
+    fn open_for(&mut self, key: FlowKey, at: Stamp, seg: &TcpSegment<'_>, out: Out<'_>) -> bool {
+        let Stamp { packet, ts_ns, .. } = at;
+        let has_data = seg.payload_len > 0;
+        let pure_syn = seg.syn && !seg.ack_flag;
         let state = self.conns.get(&key).map(|c| {
             let from_a = seg.src == c.a;
             let a_isn = c.ab.isn;
             (c.closed, from_a, a_isn)
         });
-        let pure_syn = seg.syn && !seg.ack_flag;
         match state {
             None | Some((true, _, _)) => {
                 if !(seg.syn || has_data) || seg.rst {
@@ -301,13 +375,13 @@ impl Reassembler {
                     } else {
                         self.stats.no_connection += 1;
                     }
-                    return;
+                    return false;
                 }
                 if state.is_some() && !seg.syn {
                     // Data after close with no new handshake: a late
                     // retransmission, not a new conversation.
                     self.stats.after_close += 1;
-                    return;
+                    return false;
                 }
                 self.open(key, packet, ts_ns, seg, out);
             }
@@ -315,7 +389,7 @@ impl Reassembler {
                 if from_a && a_isn == Some(seg.seq) {
                     self.stats.duplicate_syns += 1;
                     self.touch(key, ts_ns);
-                    return;
+                    return false;
                 }
                 // A new SYN with another ISN: the endpoints are being reused.
                 self.stats.reused += 1;
@@ -324,69 +398,7 @@ impl Reassembler {
             }
             Some((false, _, _)) => self.touch(key, ts_ns),
         }
-
-        let Reassembler {
-            cfg,
-            stats,
-            conns,
-            total_buffered,
-            scratch,
-            ..
-        } = self;
-        let Some(conn) = conns.get_mut(&key) else {
-            return;
-        };
-        let dir = if seg.src == conn.a && seg.dst == conn.b {
-            Dir::AtoB
-        } else {
-            Dir::BtoA
-        };
-        let id = conn.id;
-        let (this, other) = conn.halves(dir);
-        if seg.syn {
-            if this.isn.is_some_and(|isn| isn != seg.seq) {
-                // A SYN-ACK with a different ISN: keep the first.
-                stats.duplicate_syns += 1;
-            } else if !this.is_init() {
-                this.start_syn(seg.seq);
-            }
-        } else if !this.is_init() && (has_data || seg.fin) {
-            // Mid-stream pickup: the first segment seen sets the start.
-            this.start(seg.seq);
-        }
-        let data_seq = seg.seq.wrapping_add(u32::from(seg.syn));
-        let mut ctx = Ctx {
-            conn: id,
-            dir: dir.reverse(),
-            cfg,
-            stats,
-            total_buffered,
-            out,
-            scratch,
-            at,
-        };
-        // What this ACK releases on the other side was sent before this
-        // segment's own data, so it is delivered first (a response must not
-        // overtake the request it answers).
-        if seg.ack_flag {
-            other.on_peer_ack(&mut ctx, seg.ack);
-        }
-        ctx.dir = dir;
-        this.accept(
-            &mut ctx,
-            data_seq,
-            seg.payload,
-            u64::from(seg.payload_len),
-            seg.fin,
-        );
-        let both_done = conn.ab.finished() && conn.ba.finished();
-        if seg.rst {
-            self.stats.closed_rst += 1;
-            self.close(key, CloseReason::Rst, out);
-        } else if both_done {
-            self.stats.closed_fin += 1;
-            self.close(key, CloseReason::Fin, out);
-        }
+        true
     }
 
     /// End of capture: flush every open connection (holes become gaps) and
@@ -415,7 +427,7 @@ impl Reassembler {
         while self.conns.len() >= self.cfg.max_connections.max(1) {
             if let Some((_, old)) = self.dead.pop_first() {
                 self.conns.remove(&old);
-            } else if let Some((_, old)) = self.live.pop_first() {
+            } else if let Some((_, old)) = self.pop_lru() {
                 // Popped first so a broken invariant cannot loop forever.
                 self.stats.evicted += 1;
                 self.close(old, CloseReason::Evicted, out);
@@ -446,6 +458,7 @@ impl Reassembler {
                 closed: false,
                 last_ts: ts_ns,
                 tick: self.tick,
+                queued: self.tick,
             },
         );
         out(StreamEvent::Opened {
@@ -460,10 +473,8 @@ impl Reassembler {
     fn touch(&mut self, key: FlowKey, ts_ns: i64) {
         self.tick += 1;
         if let Some(c) = self.conns.get_mut(&key) {
-            self.live.remove(&c.tick);
             c.tick = self.tick;
             c.last_ts = c.last_ts.max(ts_ns);
-            self.live.insert(self.tick, key);
         }
     }
 
@@ -508,9 +519,10 @@ impl Reassembler {
         conn.ab = HalfStream::default();
         conn.ba = HalfStream::default();
         conn.closed = true;
-        live.remove(&conn.tick);
+        live.remove(&conn.queued);
         *tick += 1;
         conn.tick = *tick;
+        conn.queued = *tick;
         dead.insert(*tick, key);
         out(StreamEvent::Closed {
             conn: conn.id,
@@ -521,14 +533,31 @@ impl Reassembler {
     /// Drops a connection from the table entirely (it must be closed).
     fn forget(&mut self, key: FlowKey) {
         if let Some(c) = self.conns.remove(&key) {
-            self.live.remove(&c.tick);
-            self.dead.remove(&c.tick);
+            self.live.remove(&c.queued);
+            self.dead.remove(&c.queued);
+        }
+    }
+
+    /// Takes the least recently used open connection out of `live` (its tick and key).
+    /// Entries of connections used since they were queued move up to their last use on
+    /// the way, so the first one left in place is the true least recently used: every
+    /// other entry's key is at most its connection's last use, and ticks are unique.
+    fn pop_lru(&mut self) -> Option<(u64, FlowKey)> {
+        loop {
+            let (queued, key) = self.live.pop_first()?;
+            match self.conns.get_mut(&key) {
+                Some(c) if c.tick != queued && !c.closed => {
+                    c.queued = c.tick;
+                    self.live.insert(c.tick, key);
+                }
+                _ => return Some((queued, key)),
+            }
         }
     }
 
     fn expire_idle(&mut self, now: i64, timeout: u64, out: Out<'_>) {
         let timeout = i64::try_from(timeout).unwrap_or(i64::MAX);
-        while let Some((tick, key)) = self.live.pop_first() {
+        while let Some((tick, key)) = self.pop_lru() {
             let Some(conn) = self.conns.get(&key) else {
                 continue;
             };
@@ -540,6 +569,47 @@ impl Reassembler {
             self.close(key, CloseReason::Idle, out);
         }
     }
+}
+
+/// One segment of an open connection: its SYN or first bytes set the stream's start, its
+/// ACK releases the other direction, its data goes to its own. Whether both directions
+/// are now finished.
+fn segment(conn: &mut TcpConn, ctx: &mut Ctx<'_>, seg: &TcpSegment<'_>) -> bool {
+    let has_data = seg.payload_len > 0;
+    let dir = if seg.src == conn.a && seg.dst == conn.b {
+        Dir::AtoB
+    } else {
+        Dir::BtoA
+    };
+    let (this, other) = conn.halves(dir);
+    if seg.syn {
+        if this.isn.is_some_and(|isn| isn != seg.seq) {
+            // A SYN-ACK with a different ISN: keep the first.
+            ctx.stats.duplicate_syns += 1;
+        } else if !this.is_init() {
+            this.start_syn(seg.seq);
+        }
+    } else if !this.is_init() && (has_data || seg.fin) {
+        // Mid-stream pickup: the first segment seen sets the start.
+        this.start(seg.seq);
+    }
+    let data_seq = seg.seq.wrapping_add(u32::from(seg.syn));
+    // What this ACK releases on the other side was sent before this
+    // segment's own data, so it is delivered first (a response must not
+    // overtake the request it answers).
+    if seg.ack_flag {
+        ctx.dir = dir.reverse();
+        other.on_peer_ack(ctx, seg.ack);
+    }
+    ctx.dir = dir;
+    this.accept(
+        ctx,
+        data_seq,
+        seg.payload,
+        u64::from(seg.payload_len),
+        seg.fin,
+    );
+    conn.ab.finished() && conn.ba.finished()
 }
 
 #[cfg(test)]

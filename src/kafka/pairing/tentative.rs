@@ -47,6 +47,10 @@ impl Pairing {
 
     /// Bytes the tentative frames hold.
     pub(in crate::kafka) fn tentative_bytes(&self) -> usize {
+        // Asked twice per stream event: the common case, none, costs no iteration.
+        if self.tentative.is_empty() && self.answers.is_empty() {
+            return 0;
+        }
         self.tentative
             .iter()
             .chain(&self.answers)
@@ -56,6 +60,9 @@ impl Pairing {
 
     /// The oldest packet a tentative frame ends in: it may still be printed.
     pub(in crate::kafka) fn tentative_packet(&self) -> Option<u64> {
+        if self.tentative.is_empty() && self.answers.is_empty() {
+            return None;
+        }
         self.tentative.iter().chain(&self.answers).map(|t| t.packet).min()
     }
 
