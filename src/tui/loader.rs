@@ -1,9 +1,16 @@
 //! The loader thread: runs the pipeline over a source and sends compact
 //! batches of rows to the UI, with progress, so the UI never waits on input.
+//!
+//! A capture file's analysis (elections, coordinators) is made after its list
+//! has loaded, by reading the files again, as Wireshark's statistics do: the
+//! list then needs only each message's header and error codes, and the
+//! analyzer's work and memory come after the list is shown. Live capture and
+//! standard input cannot be read again: their analysis is made while loading.
 
 use super::store::Batch;
 use crate::analysis::{Analysis, Analyzer, Limits};
 use crate::capture::{CaptureError, LiveOptions, LiveStats, Packet, Source};
+use crate::codec::Need;
 use crate::dissect::Record;
 use crate::pipeline::{self, Config, End, RunStats};
 use std::io::Read;
@@ -41,7 +48,12 @@ pub enum Update {
         progress: Progress,
         stats: Box<RunStats>,
         error: Option<String>,
+        /// The analysis is made next, from the files read again: an
+        /// [`Update::Analysis`] or [`Update::NoAnalysis`] follows.
+        analysis_follows: bool,
     },
+    /// The files could not be read again for the analysis: why.
+    NoAnalysis(String),
 }
 
 /// An opened source, ready to load.
@@ -57,6 +69,11 @@ pub struct Input {
 }
 
 impl Input {
+    /// Whether the capture can be read again (regular files, not standard input or live).
+    fn rereadable(&self) -> bool {
+        !self.live && !self.paths.is_empty() && self.paths.iter().all(|p| p.is_file())
+    }
+
     /// Opens a capture file (`-` for standard input).
     pub fn file(path: &str) -> Result<Input, CaptureError> {
         let source = Source::open_file(path)?;
@@ -184,11 +201,12 @@ pub fn load_all(input: Input, cfg: Config) -> Vec<Update> {
 }
 
 /// The loader's side of [`pipeline::run_with`]: rows into batches, every message into the
-/// analysis, and a batch sent whenever one is full or due.
+/// analysis (unless it is made later), and a batch sent whenever one is full or due.
 struct Load<'t> {
     tx: &'t mut dyn FnMut(Update) -> bool,
     // Fed every message in capture order, as `kwire stats` does; its memory is bounded.
-    analyzer: Analyzer,
+    // `None` when the analysis is made after loading.
+    analyzer: Option<Analyzer>,
     // Messages fed to the analyzer, and how many the last analysis sent covered.
     fed: u64,
     analysed: u64,
@@ -217,8 +235,10 @@ impl Load<'_> {
 impl pipeline::Hooks for Load<'_> {
     fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
         self.batch.push(r);
-        self.analyzer.record(r);
-        self.fed += 1;
+        if let Some(a) = &mut self.analyzer {
+            a.record(r);
+            self.fed += 1;
+        }
         ControlFlow::Continue(())
     }
 
@@ -230,13 +250,14 @@ impl pipeline::Hooks for Load<'_> {
         let due = self.last_sent.elapsed() >= BATCH_EVERY;
         if full || due {
             // Rebuilding the analysis copies it: only now and then, and only when it changed.
-            let analysis = (self.fed != self.analysed
-                && self.last_analysis.elapsed() >= ANALYSIS_EVERY)
-                .then(|| {
-                    self.analysed = self.fed;
-                    self.last_analysis = Instant::now();
-                    self.analyzer.analysis()
-                });
+            let analysis = self.analyzer.as_ref().filter(|_| {
+                self.fed != self.analysed && self.last_analysis.elapsed() >= ANALYSIS_EVERY
+            });
+            let analysis = analysis.map(Analyzer::analysis);
+            if analysis.is_some() {
+                self.analysed = self.fed;
+                self.last_analysis = Instant::now();
+            }
             if !self.send(source, analysis) {
                 self.gone = true;
                 return ControlFlow::Break(());
@@ -244,6 +265,16 @@ impl pipeline::Hooks for Load<'_> {
             self.last_sent = Instant::now();
         }
         ControlFlow::Continue(())
+    }
+
+    /// The analyzer reads whole bodies; a row reads the header, the verdict and the error
+    /// codes (its `error` flag), and the topic ids every projection builds.
+    fn need(&self) -> Need {
+        if self.analyzer.is_some() {
+            Need::all()
+        } else {
+            row_need()
+        }
     }
 
     fn packet(&mut self, number: u64, p: &Packet<'_>) {
@@ -255,12 +286,23 @@ impl pipeline::Hooks for Load<'_> {
     }
 }
 
-/// Runs the pipeline over the input; `tx` returns false when nobody listens any more.
+/// What of a body a row needs (see [`super::store::Batch::push`]).
+pub(crate) fn row_need() -> Need {
+    Need::header().with_error_codes()
+}
+
+/// The analysis tab shows the first and latest answer per key: it needs no more.
+fn analyzer() -> Analyzer {
+    Analyzer::with_limits(Limits::compact())
+}
+
+/// Runs the pipeline over the input, then (for files) again for the analysis; `tx`
+/// returns false when nobody listens any more.
 fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
+    let again = input.rereadable().then(|| (input.paths.clone(), cfg.clone()));
     let mut load = Load {
         tx,
-        // The analysis tab shows the first and latest answer per key: it needs no more.
-        analyzer: Analyzer::with_limits(Limits::compact()),
+        analyzer: again.is_none().then(analyzer),
         fed: 0,
         analysed: 0,
         last_analysis: Instant::now(),
@@ -289,12 +331,163 @@ fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
     if load.estimate.is_some() && error.is_none() {
         load.progress.fraction = Some(1.0);
     }
-    let analysis = load.analyzer.analysis();
-    if load.send(&mut input.source, Some(analysis)) {
-        (load.tx)(Update::Done {
-            progress: load.progress,
-            stats: Box::new(stats),
-            error,
-        });
+    let analysis = load.analyzer.take().map(|a| a.analysis());
+    if !load.send(&mut input.source, analysis) {
+        return;
+    }
+    let sent = (load.tx)(Update::Done {
+        progress: load.progress,
+        stats: Box::new(stats),
+        error,
+        analysis_follows: again.is_some(),
+    });
+    drop(input);
+    if let Some((paths, cfg)) = again.filter(|_| sent) {
+        analyse_again(&paths, cfg, &load.stop, &mut *load.tx);
+    }
+}
+
+/// The analysis of a capture file's messages, read again after its list has loaded.
+struct Again<'s> {
+    analyzer: Analyzer,
+    stop: &'s AtomicBool,
+}
+
+impl pipeline::Hooks for Again<'_> {
+    fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+        self.analyzer.record(r);
+        ControlFlow::Continue(())
+    }
+
+    fn poll(&mut self, _source: &mut Source) -> ControlFlow<()> {
+        if self.stop.load(Ordering::Relaxed) {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Reads `paths` again (merged as the first time, so the messages are the same, in the
+/// same order) and sends their analysis.
+fn analyse_again(
+    paths: &[std::path::PathBuf],
+    cfg: Config,
+    stop: &AtomicBool,
+    tx: &mut dyn FnMut(Update) -> bool,
+) {
+    let mut source = match Source::open_files(paths) {
+        Ok(s) => s,
+        Err(e) => {
+            tx(Update::NoAnalysis(format!(
+                "no analysis: cannot read the capture again: {e}"
+            )));
+            return;
+        }
+    };
+    let mut again = Again {
+        analyzer: analyzer(),
+        stop,
+    };
+    pipeline::run_with(&mut source, cfg, &mut again);
+    drop(source);
+    if !stop.load(Ordering::Relaxed) {
+        tx(Update::Analysis(Box::new(again.analyzer.analysis())));
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::tui::store::Batch;
+
+    /// Captures with every kind of traffic the repository has (groups, records, TLS, elections).
+    fn captures() -> Vec<std::path::PathBuf> {
+        let mut v: Vec<_> = ["captures", "captures/records", "captures/synthetic"]
+            .iter()
+            .flat_map(|d| std::fs::read_dir(d).unwrap())
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "pcap"))
+            .collect();
+        v.sort();
+        assert!(v.len() > 5);
+        v
+    }
+
+    /// Every message's row, as the loader makes it with `need`.
+    fn rows(path: &std::path::Path, need: Need) -> Vec<String> {
+        struct Rows(Vec<String>, Need);
+        impl pipeline::Hooks for Rows {
+            fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+                let mut b = Batch::default();
+                b.push(r);
+                self.0.push(format!("{:?}", b.rows));
+                ControlFlow::Continue(())
+            }
+            fn need(&self) -> Need {
+                self.1.clone()
+            }
+        }
+        let mut src = Source::open_file(path).unwrap();
+        let mut h = Rows(Vec::new(), need);
+        pipeline::run_with(&mut src, Config::default(), &mut h);
+        h.0
+    }
+
+    #[test]
+    fn rows_from_headers_and_error_codes_are_the_rows_of_whole_bodies() {
+        let mut n = 0;
+        for p in captures() {
+            let all = rows(&p, Need::all());
+            n += all.len();
+            assert_eq!(all, rows(&p, row_need()), "{}", p.display());
+        }
+        assert!(n > 1000);
+    }
+
+    /// The analyses sent, and whether `Done` said one follows.
+    fn analyses(input: Input) -> (Vec<String>, bool) {
+        let mut out = Vec::new();
+        let mut follows = false;
+        for u in load_all(input, Config::default()) {
+            match u {
+                Update::Analysis(a) => out.push(format!("{a:?}")),
+                Update::Done {
+                    analysis_follows, ..
+                } => follows = analysis_follows,
+                Update::NoAnalysis(e) => panic!("{e}"),
+                Update::Batch(..) => {}
+            }
+        }
+        (out, follows)
+    }
+
+    #[test]
+    fn the_analysis_made_after_loading_is_the_one_made_while_loading() {
+        for p in captures() {
+            let path = p.to_str().unwrap();
+            let (after, follows) = analyses(Input::file(path).unwrap());
+            assert!(follows, "{path}");
+            assert_eq!(after.len(), 1, "{path}");
+            // Without a path to read again, as for standard input: made while loading.
+            let source = Source::open_file(path).unwrap();
+            let (during, follows) = analyses(Input::merged(source, &[]));
+            assert!(!follows, "{path}");
+            assert_eq!(during.last(), after.last(), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_capture_that_cannot_be_read_again_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gone.pcap");
+        std::fs::copy("captures/kraft-initial-election.pcap", &path).unwrap();
+        let input = Input::file(path.to_str().unwrap()).unwrap();
+        // The list loads from the file opened; what is at its path now is no capture.
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, "not a capture").unwrap();
+        let updates = load_all(input, Config::default());
+        assert!(updates.iter().any(|u| matches!(u, Update::Batch(b, _) if !b.is_empty())));
+        assert!(matches!(updates.last(), Some(Update::NoAnalysis(e)) if e.starts_with("no analysis")));
     }
 }

@@ -176,6 +176,8 @@ fn coordinator_row(k: &CoordinatorKey) -> CoordinatorRow {
 /// The analysis tab's state: the latest analysis, its rows, and the selection in each table.
 #[derive(Debug)]
 pub struct Tables {
+    /// The latest analysis, without its coordinator keys and groups (the rows have
+    /// what is shown of them).
     pub analysis: Analysis,
     pub elections: Vec<ElectionRow>,
     pub coordinators: Vec<CoordinatorRow>,
@@ -200,9 +202,12 @@ impl Default for Tables {
 
 impl Tables {
     /// Takes a new analysis, keeping the selections where they can stay.
-    pub fn set(&mut self, a: Analysis, areas: &Areas) {
+    pub fn set(&mut self, mut a: Analysis, areas: &Areas) {
         self.elections = election_rows(&a);
         self.coordinators = coordinator_rows(&a);
+        // The rows have what is shown of these: the answers need not stay in memory.
+        a.coordinators = Vec::new();
+        a.groups = Vec::new();
         self.analysis = a;
         self.keep_in_view(areas);
     }
@@ -320,10 +325,18 @@ pub fn key(code: KeyCode, page: usize) -> Option<Action> {
 pub struct Loading {
     pub done: bool,
     pub live: bool,
+    /// The list has loaded and the analysis is being made.
+    pub analysing: bool,
+    /// The analysis could not be made (the status bar says why).
+    pub failed: bool,
 }
 
 pub(super) fn empty_note(l: Loading, what: &str) -> Line<'static> {
-    let text = if l.done {
+    let text = if l.failed {
+        "no analysis (see the status bar)".to_string()
+    } else if l.analysing {
+        "analysing…".to_string()
+    } else if l.done {
         format!("no {what} traffic in this capture")
     } else if l.live {
         format!("waiting for {what} traffic…")

@@ -135,6 +135,13 @@ fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
         ),
     };
     spans.push(load);
+    if app.analysing() {
+        spans.push(Span::styled(", analysing", bar.fg(WARNING)));
+    }
+    if let Some(e) = app.analysis_error() {
+        spans.push(sep.clone());
+        spans.push(Span::styled(escape(e), bar.fg(ERROR)));
+    }
     // Once loaded: how many TLS connections were decrypted.
     if let Some(t) = app.stats().map(|s| &s.tls).filter(|t| t.connections > 0) {
         let decrypted = t
