@@ -159,7 +159,10 @@ fn event_loop(app: &mut App, loader: &Loader) -> io::Result<()> {
             dirty = false;
         }
         let busy = dirty || app.view().unscanned(app.store()) > 0;
-        let wait = if busy {
+        // While loading, the loader waits whenever its few batches in flight are not taken.
+        let wait = if !app.done() {
+            Duration::from_millis(2)
+        } else if busy {
             Duration::from_millis(10)
         } else {
             Duration::from_millis(100)

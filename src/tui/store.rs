@@ -161,6 +161,15 @@ pub struct Batch {
 }
 
 impl Batch {
+    /// An empty batch with room for `rows` rows and `bytes` bytes.
+    pub fn with_capacity(rows: usize, bytes: usize) -> Batch {
+        Batch {
+            rows: Vec::with_capacity(rows),
+            bytes: Vec::with_capacity(bytes),
+            first_ts_ns: None,
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.rows.len()
     }
