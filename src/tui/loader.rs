@@ -408,6 +408,8 @@ fn analyse_again(
         analyzer: analyzer(),
         stop,
     };
+    // Background work: one thread, leaving the other core to the UI (a filter, say).
+    let cfg = Config { threads: 1, ..cfg };
     pipeline::run_with(&mut source, cfg, &mut again);
     drop(source);
     if !stop.load(Ordering::Relaxed) {
