@@ -20,7 +20,8 @@ use crate::dissect::{Record, VersionSource};
 use crate::select;
 use crate::tcp::ConnId;
 use crate::topics::IdNames;
-use std::collections::HashMap;
+// Keys are row and connection numbers the store assigns, and correlation ids per connection.
+use rustc_hash::FxHashMap as HashMap;
 use std::fs::File;
 use std::net::SocketAddr;
 use std::ops::Range;
