@@ -69,6 +69,8 @@ pub struct Input {
     pub paths: Vec<std::path::PathBuf>,
     estimate: Option<Estimate>,
     stop: Arc<AtomicBool>,
+    /// Set while the UI works for the user (a filter): background work waits.
+    ui_busy: Arc<AtomicBool>,
 }
 
 impl Input {
@@ -91,6 +93,7 @@ impl Input {
             paths: vec![path.into()],
             estimate: Estimate::of(path),
             stop: Arc::new(AtomicBool::new(false)),
+            ui_busy: Arc::default(),
         })
     }
 
@@ -104,6 +107,7 @@ impl Input {
             // Record sizes cannot say how far into which file loading is.
             estimate: None,
             stop: Arc::new(AtomicBool::new(false)),
+            ui_busy: Arc::default(),
         }
     }
 
@@ -121,6 +125,7 @@ impl Input {
             paths: Vec::new(),
             estimate: None,
             stop,
+            ui_busy: Arc::default(),
         })
     }
 }
@@ -162,6 +167,7 @@ impl Estimate {
 pub struct Loader {
     pub updates: Receiver<Update>,
     stop: Arc<AtomicBool>,
+    ui_busy: Arc<AtomicBool>,
     handle: Option<JoinHandle<()>>,
 }
 
@@ -171,14 +177,22 @@ impl Loader {
         // Batches in flight are memory too: a few suffice to keep the UI fed.
         let (tx, rx) = sync_channel(4);
         let stop = input.stop.clone();
+        let ui_busy = input.ui_busy.clone();
         let handle = std::thread::Builder::new()
             .name("kwire-loader".into())
             .spawn(move || load(input, cfg, &mut |u| tx.send(u).is_ok()))?;
         Ok(Loader {
             updates: rx,
             stop,
+            ui_busy,
             handle: Some(handle),
         })
+    }
+
+    /// Whether the UI is working for the user (scanning a filter): the analysis made
+    /// after loading waits meanwhile, so the user's work has the CPU.
+    pub fn ui_busy(&self, busy: bool) {
+        self.ui_busy.store(busy, Ordering::Relaxed);
     }
 
     /// Asks the loader to stop and waits for it.
@@ -318,6 +332,7 @@ fn analyzer() -> Analyzer {
 /// returns false when nobody listens any more.
 fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
     let again = input.rereadable().then(|| (input.paths.clone(), cfg.clone()));
+    let ui_busy = input.ui_busy.clone();
     let mut load = Load {
         tx,
         analyzer: again.is_none().then(analyzer),
@@ -363,15 +378,29 @@ fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
     });
     drop(input);
     if let Some((paths, cfg)) = again.filter(|_| sent) {
-        analyse_again(&paths, cfg, &load.stop, &mut *load.tx);
+        let waits = Waits {
+            stop: &load.stop,
+            ui_busy: &ui_busy,
+        };
+        analyse_again(&paths, cfg, waits, &mut *load.tx);
     }
 }
 
 /// The analysis of a capture file's messages, read again after its list has loaded.
 struct Again<'s> {
     analyzer: Analyzer,
-    stop: &'s AtomicBool,
+    waits: Waits<'s>,
 }
+
+/// What background work watches: a stop request, and the UI's work for the user.
+#[derive(Clone, Copy)]
+struct Waits<'s> {
+    stop: &'s AtomicBool,
+    ui_busy: &'s AtomicBool,
+}
+
+/// How long background work sleeps while the UI is busy, between looks.
+const YIELD: Duration = Duration::from_millis(5);
 
 impl pipeline::Hooks for Again<'_> {
     fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
@@ -380,10 +409,15 @@ impl pipeline::Hooks for Again<'_> {
     }
 
     fn poll(&mut self, _source: &mut Source) -> ControlFlow<()> {
-        if self.stop.load(Ordering::Relaxed) {
-            return ControlFlow::Break(());
+        loop {
+            if self.waits.stop.load(Ordering::Relaxed) {
+                return ControlFlow::Break(());
+            }
+            if !self.waits.ui_busy.load(Ordering::Relaxed) {
+                return ControlFlow::Continue(());
+            }
+            std::thread::sleep(YIELD);
         }
-        ControlFlow::Continue(())
     }
 }
 
@@ -392,7 +426,7 @@ impl pipeline::Hooks for Again<'_> {
 fn analyse_again(
     paths: &[std::path::PathBuf],
     cfg: Config,
-    stop: &AtomicBool,
+    waits: Waits<'_>,
     tx: &mut dyn FnMut(Update) -> bool,
 ) {
     let mut source = match Source::open_files(paths) {
@@ -406,13 +440,13 @@ fn analyse_again(
     };
     let mut again = Again {
         analyzer: analyzer(),
-        stop,
+        waits,
     };
     // Background work: one thread, leaving the other core to the UI (a filter, say).
     let cfg = Config { threads: 1, ..cfg };
     pipeline::run_with(&mut source, cfg, &mut again);
     drop(source);
-    if !stop.load(Ordering::Relaxed) {
+    if !waits.stop.load(Ordering::Relaxed) {
         tx(Update::Analysis(Box::new(again.analyzer.analysis())));
     }
 }

@@ -149,6 +149,7 @@ fn event_loop(app: &mut App, loader: &Loader) -> io::Result<()> {
         if app.scan_filter(Duration::from_millis(15)) {
             dirty = true;
         }
+        loader.ui_busy(app.view().unscanned(app.store()) > 0);
         if app.poll_jobs() {
             dirty = true;
         }
