@@ -52,6 +52,10 @@ struct Source {
     done: bool,
     error: Option<String>,
     stats: Option<Box<RunStats>>,
+    /// The analysis is being made after loading.
+    analysing: bool,
+    /// Why there is no analysis, if there is none.
+    analysis_error: Option<String>,
 }
 
 /// The whole state of the TUI.
@@ -158,7 +162,17 @@ impl App {
         Loading {
             done: self.source.done,
             live: self.source.live,
+            analysing: self.source.analysing,
+            failed: self.source.analysis_error.is_some(),
         }
+    }
+    /// Whether the analysis is being made (after loading).
+    pub fn analysing(&self) -> bool {
+        self.source.analysing
+    }
+    /// Why there is no analysis, if there is none.
+    pub fn analysis_error(&self) -> Option<&str> {
+        self.source.analysis_error.as_deref()
     }
     /// The messages the filter lets through.
     pub fn view(&self) -> &View {
@@ -272,17 +286,27 @@ impl App {
             }
             Update::Analysis(a) => {
                 self.tables.set(*a, &self.areas);
+                if self.source.done {
+                    self.source.analysing = false;
+                }
+                return;
+            }
+            Update::NoAnalysis(why) => {
+                self.source.analysing = false;
+                self.source.analysis_error = Some(why);
                 return;
             }
             Update::Done {
                 progress,
                 stats,
                 error,
+                analysis_follows,
             } => {
                 self.source.progress = progress;
                 self.source.stats = Some(stats);
                 self.source.error = error;
                 self.source.done = true;
+                self.source.analysing = analysis_follows;
             }
         }
         self.grown();

@@ -1,9 +1,16 @@
 //! The loader thread: runs the pipeline over a source and sends compact
 //! batches of rows to the UI, with progress, so the UI never waits on input.
+//!
+//! A capture file's analysis (elections, coordinators) is made after its list
+//! has loaded, by reading the files again, as Wireshark's statistics do: the
+//! list then needs only each message's header and error codes, and the
+//! analyzer's work and memory come after the list is shown. Live capture and
+//! standard input cannot be read again: their analysis is made while loading.
 
 use super::store::Batch;
 use crate::analysis::{Analysis, Analyzer, Limits};
 use crate::capture::{CaptureError, LiveOptions, LiveStats, Packet, Source};
+use crate::codec::Need;
 use crate::dissect::Record;
 use crate::pipeline::{self, Config, End, RunStats};
 use std::io::Read;
@@ -17,7 +24,10 @@ use std::time::{Duration, Instant};
 /// Rows per batch at most.
 const BATCH_ROWS: usize = 4096;
 /// A batch is sent at least this often while messages arrive.
+/// (A regular file's reads read the clock only every [`CLOCK_EVERY`] polls.)
 const BATCH_EVERY: Duration = Duration::from_millis(40);
+/// Polls of a regular file between readings of the clock.
+const CLOCK_EVERY: u32 = 64;
 /// The analysis is rebuilt and sent at most this often while loading (and once at the end).
 const ANALYSIS_EVERY: Duration = Duration::from_secs(1);
 
@@ -41,7 +51,12 @@ pub enum Update {
         progress: Progress,
         stats: Box<RunStats>,
         error: Option<String>,
+        /// The analysis is made next, from the files read again: an
+        /// [`Update::Analysis`] or [`Update::NoAnalysis`] follows.
+        analysis_follows: bool,
     },
+    /// The files could not be read again for the analysis: why.
+    NoAnalysis(String),
 }
 
 /// An opened source, ready to load.
@@ -54,9 +69,16 @@ pub struct Input {
     pub paths: Vec<std::path::PathBuf>,
     estimate: Option<Estimate>,
     stop: Arc<AtomicBool>,
+    /// Set while the UI works for the user (a filter): background work waits.
+    ui_busy: Arc<AtomicBool>,
 }
 
 impl Input {
+    /// Whether the capture can be read again (regular files, not standard input or live).
+    fn rereadable(&self) -> bool {
+        !self.live && !self.paths.is_empty() && self.paths.iter().all(|p| p.is_file())
+    }
+
     /// Opens a capture file (`-` for standard input).
     pub fn file(path: &str) -> Result<Input, CaptureError> {
         let source = Source::open_file(path)?;
@@ -71,6 +93,7 @@ impl Input {
             paths: vec![path.into()],
             estimate: Estimate::of(path),
             stop: Arc::new(AtomicBool::new(false)),
+            ui_busy: Arc::default(),
         })
     }
 
@@ -84,6 +107,7 @@ impl Input {
             // Record sizes cannot say how far into which file loading is.
             estimate: None,
             stop: Arc::new(AtomicBool::new(false)),
+            ui_busy: Arc::default(),
         }
     }
 
@@ -101,6 +125,7 @@ impl Input {
             paths: Vec::new(),
             estimate: None,
             stop,
+            ui_busy: Arc::default(),
         })
     }
 }
@@ -142,6 +167,7 @@ impl Estimate {
 pub struct Loader {
     pub updates: Receiver<Update>,
     stop: Arc<AtomicBool>,
+    ui_busy: Arc<AtomicBool>,
     handle: Option<JoinHandle<()>>,
 }
 
@@ -151,14 +177,22 @@ impl Loader {
         // Batches in flight are memory too: a few suffice to keep the UI fed.
         let (tx, rx) = sync_channel(4);
         let stop = input.stop.clone();
+        let ui_busy = input.ui_busy.clone();
         let handle = std::thread::Builder::new()
             .name("kwire-loader".into())
             .spawn(move || load(input, cfg, &mut |u| tx.send(u).is_ok()))?;
         Ok(Loader {
             updates: rx,
             stop,
+            ui_busy,
             handle: Some(handle),
         })
+    }
+
+    /// Whether the UI is working for the user (scanning a filter): the analysis made
+    /// after loading waits meanwhile, so the user's work has the CPU.
+    pub fn ui_busy(&self, busy: bool) {
+        self.ui_busy.store(busy, Ordering::Relaxed);
     }
 
     /// Asks the loader to stop and waits for it.
@@ -184,11 +218,12 @@ pub fn load_all(input: Input, cfg: Config) -> Vec<Update> {
 }
 
 /// The loader's side of [`pipeline::run_with`]: rows into batches, every message into the
-/// analysis, and a batch sent whenever one is full or due.
+/// analysis (unless it is made later), and a batch sent whenever one is full or due.
 struct Load<'t> {
     tx: &'t mut dyn FnMut(Update) -> bool,
     // Fed every message in capture order, as `kwire stats` does; its memory is bounded.
-    analyzer: Analyzer,
+    // `None` when the analysis is made after loading.
+    analyzer: Option<Analyzer>,
     // Messages fed to the analyzer, and how many the last analysis sent covered.
     fed: u64,
     analysed: u64,
@@ -197,6 +232,10 @@ struct Load<'t> {
     progress: Progress,
     read_bytes: u64,
     last_sent: Instant,
+    /// Polls since the clock was last read.
+    polls: u32,
+    /// The input is regular files (never waits long for a read).
+    regular: bool,
     gone: bool,
     stop: Arc<AtomicBool>,
     estimate: Option<Estimate>,
@@ -208,7 +247,12 @@ impl Load<'_> {
         if self.live {
             self.progress.live = source.live_stats();
         }
-        let b = std::mem::take(&mut self.batch);
+        // The next batch is likely as large: room for it now saves growing it row by row.
+        let next = Batch::with_capacity(
+            self.batch.len() + self.batch.len() / 8,
+            self.batch.bytes.len() + self.batch.bytes.len() / 8,
+        );
+        let b = std::mem::replace(&mut self.batch, next);
         (self.tx)(Update::Batch(b, self.progress))
             && analysis.is_none_or(|a| (self.tx)(Update::Analysis(Box::new(a))))
     }
@@ -217,8 +261,10 @@ impl Load<'_> {
 impl pipeline::Hooks for Load<'_> {
     fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
         self.batch.push(r);
-        self.analyzer.record(r);
-        self.fed += 1;
+        if let Some(a) = &mut self.analyzer {
+            a.record(r);
+            self.fed += 1;
+        }
         ControlFlow::Continue(())
     }
 
@@ -227,16 +273,23 @@ impl pipeline::Hooks for Load<'_> {
             return ControlFlow::Break(());
         }
         let full = self.batch.len() >= BATCH_ROWS;
-        let due = self.last_sent.elapsed() >= BATCH_EVERY;
+        // Reading a file never waits long, so the clock need not be read before every packet.
+        self.polls += 1;
+        let due = (!self.regular || self.polls >= CLOCK_EVERY)
+            && self.last_sent.elapsed() >= BATCH_EVERY;
+        if self.polls >= CLOCK_EVERY {
+            self.polls = 0;
+        }
         if full || due {
             // Rebuilding the analysis copies it: only now and then, and only when it changed.
-            let analysis = (self.fed != self.analysed
-                && self.last_analysis.elapsed() >= ANALYSIS_EVERY)
-                .then(|| {
-                    self.analysed = self.fed;
-                    self.last_analysis = Instant::now();
-                    self.analyzer.analysis()
-                });
+            let analysis = self.analyzer.as_ref().filter(|_| {
+                self.fed != self.analysed && self.last_analysis.elapsed() >= ANALYSIS_EVERY
+            });
+            let analysis = analysis.map(Analyzer::analysis);
+            if analysis.is_some() {
+                self.analysed = self.fed;
+                self.last_analysis = Instant::now();
+            }
             if !self.send(source, analysis) {
                 self.gone = true;
                 return ControlFlow::Break(());
@@ -244,6 +297,16 @@ impl pipeline::Hooks for Load<'_> {
             self.last_sent = Instant::now();
         }
         ControlFlow::Continue(())
+    }
+
+    /// The analyzer reads whole bodies; a row reads the header, the verdict and the error
+    /// codes (its `error` flag), and the topic ids every projection builds.
+    fn need(&self) -> Need {
+        if self.analyzer.is_some() {
+            Need::all()
+        } else {
+            row_need()
+        }
     }
 
     fn packet(&mut self, number: u64, p: &Packet<'_>) {
@@ -255,12 +318,24 @@ impl pipeline::Hooks for Load<'_> {
     }
 }
 
-/// Runs the pipeline over the input; `tx` returns false when nobody listens any more.
+/// What of a body a row needs (see [`super::store::Batch::push`]).
+pub(crate) fn row_need() -> Need {
+    Need::header().with_error_codes()
+}
+
+/// The analysis tab shows the first and latest answer per key: it needs no more.
+fn analyzer() -> Analyzer {
+    Analyzer::with_limits(Limits::compact())
+}
+
+/// Runs the pipeline over the input, then (for files) again for the analysis; `tx`
+/// returns false when nobody listens any more.
 fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
+    let again = input.rereadable().then(|| (input.paths.clone(), cfg.clone()));
+    let ui_busy = input.ui_busy.clone();
     let mut load = Load {
         tx,
-        // The analysis tab shows the first and latest answer per key: it needs no more.
-        analyzer: Analyzer::with_limits(Limits::compact()),
+        analyzer: again.is_none().then(analyzer),
         fed: 0,
         analysed: 0,
         last_analysis: Instant::now(),
@@ -272,6 +347,8 @@ fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
             0
         },
         last_sent: Instant::now(),
+        polls: 0,
+        regular: again.is_some(),
         gone: false,
         stop: input.stop.clone(),
         estimate: input.estimate,
@@ -289,12 +366,184 @@ fn load(mut input: Input, cfg: Config, tx: &mut dyn FnMut(Update) -> bool) {
     if load.estimate.is_some() && error.is_none() {
         load.progress.fraction = Some(1.0);
     }
-    let analysis = load.analyzer.analysis();
-    if load.send(&mut input.source, Some(analysis)) {
-        (load.tx)(Update::Done {
-            progress: load.progress,
-            stats: Box::new(stats),
-            error,
-        });
+    let analysis = load.analyzer.take().map(|a| a.analysis());
+    if !load.send(&mut input.source, analysis) {
+        return;
+    }
+    let sent = (load.tx)(Update::Done {
+        progress: load.progress,
+        stats: Box::new(stats),
+        error,
+        analysis_follows: again.is_some(),
+    });
+    drop(input);
+    if let Some((paths, cfg)) = again.filter(|_| sent) {
+        let waits = Waits {
+            stop: &load.stop,
+            ui_busy: &ui_busy,
+        };
+        analyse_again(&paths, cfg, waits, &mut *load.tx);
+    }
+}
+
+/// The analysis of a capture file's messages, read again after its list has loaded.
+struct Again<'s> {
+    analyzer: Analyzer,
+    waits: Waits<'s>,
+}
+
+/// What background work watches: a stop request, and the UI's work for the user.
+#[derive(Clone, Copy)]
+struct Waits<'s> {
+    stop: &'s AtomicBool,
+    ui_busy: &'s AtomicBool,
+}
+
+/// How long background work sleeps while the UI is busy, between looks.
+const YIELD: Duration = Duration::from_millis(5);
+
+impl pipeline::Hooks for Again<'_> {
+    fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+        self.analyzer.record(r);
+        ControlFlow::Continue(())
+    }
+
+    fn poll(&mut self, _source: &mut Source) -> ControlFlow<()> {
+        loop {
+            if self.waits.stop.load(Ordering::Relaxed) {
+                return ControlFlow::Break(());
+            }
+            if !self.waits.ui_busy.load(Ordering::Relaxed) {
+                return ControlFlow::Continue(());
+            }
+            std::thread::sleep(YIELD);
+        }
+    }
+}
+
+/// Reads `paths` again (merged as the first time, so the messages are the same, in the
+/// same order) and sends their analysis.
+fn analyse_again(
+    paths: &[std::path::PathBuf],
+    cfg: Config,
+    waits: Waits<'_>,
+    tx: &mut dyn FnMut(Update) -> bool,
+) {
+    let mut source = match Source::open_files(paths) {
+        Ok(s) => s,
+        Err(e) => {
+            tx(Update::NoAnalysis(format!(
+                "no analysis: cannot read the capture again: {e}"
+            )));
+            return;
+        }
+    };
+    let mut again = Again {
+        analyzer: analyzer(),
+        waits,
+    };
+    // Background work: one thread, leaving the other core to the UI (a filter, say).
+    let cfg = Config { threads: 1, ..cfg };
+    pipeline::run_with(&mut source, cfg, &mut again);
+    drop(source);
+    if !waits.stop.load(Ordering::Relaxed) {
+        tx(Update::Analysis(Box::new(again.analyzer.analysis())));
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::tui::store::Batch;
+
+    /// Captures with every kind of traffic the repository has (groups, records, TLS, elections).
+    fn captures() -> Vec<std::path::PathBuf> {
+        let mut v: Vec<_> = ["captures", "captures/records", "captures/synthetic"]
+            .iter()
+            .flat_map(|d| std::fs::read_dir(d).unwrap())
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "pcap"))
+            .collect();
+        v.sort();
+        assert!(v.len() > 5);
+        v
+    }
+
+    /// Every message's row, as the loader makes it with `need`.
+    fn rows(path: &std::path::Path, need: Need) -> Vec<String> {
+        struct Rows(Vec<String>, Need);
+        impl pipeline::Hooks for Rows {
+            fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+                let mut b = Batch::default();
+                b.push(r);
+                self.0.push(format!("{:?}", b.rows));
+                ControlFlow::Continue(())
+            }
+            fn need(&self) -> Need {
+                self.1.clone()
+            }
+        }
+        let mut src = Source::open_file(path).unwrap();
+        let mut h = Rows(Vec::new(), need);
+        pipeline::run_with(&mut src, Config::default(), &mut h);
+        h.0
+    }
+
+    #[test]
+    fn rows_from_headers_and_error_codes_are_the_rows_of_whole_bodies() {
+        let mut n = 0;
+        for p in captures() {
+            let all = rows(&p, Need::all());
+            n += all.len();
+            assert_eq!(all, rows(&p, row_need()), "{}", p.display());
+        }
+        assert!(n > 1000);
+    }
+
+    /// The analyses sent, and whether `Done` said one follows.
+    fn analyses(input: Input) -> (Vec<String>, bool) {
+        let mut out = Vec::new();
+        let mut follows = false;
+        for u in load_all(input, Config::default()) {
+            match u {
+                Update::Analysis(a) => out.push(format!("{a:?}")),
+                Update::Done {
+                    analysis_follows, ..
+                } => follows = analysis_follows,
+                Update::NoAnalysis(e) => panic!("{e}"),
+                Update::Batch(..) => {}
+            }
+        }
+        (out, follows)
+    }
+
+    #[test]
+    fn the_analysis_made_after_loading_is_the_one_made_while_loading() {
+        for p in captures() {
+            let path = p.to_str().unwrap();
+            let (after, follows) = analyses(Input::file(path).unwrap());
+            assert!(follows, "{path}");
+            assert_eq!(after.len(), 1, "{path}");
+            // Without a path to read again, as for standard input: made while loading.
+            let source = Source::open_file(path).unwrap();
+            let (during, follows) = analyses(Input::merged(source, &[]));
+            assert!(!follows, "{path}");
+            assert_eq!(during.last(), after.last(), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_capture_that_cannot_be_read_again_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gone.pcap");
+        std::fs::copy("captures/kraft-initial-election.pcap", &path).unwrap();
+        let input = Input::file(path.to_str().unwrap()).unwrap();
+        // The list loads from the file opened; what is at its path now is no capture.
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, "not a capture").unwrap();
+        let updates = load_all(input, Config::default());
+        assert!(updates.iter().any(|u| matches!(u, Update::Batch(b, _) if !b.is_empty())));
+        assert!(matches!(updates.last(), Some(Update::NoAnalysis(e)) if e.starts_with("no analysis")));
     }
 }

@@ -149,6 +149,7 @@ fn event_loop(app: &mut App, loader: &Loader) -> io::Result<()> {
         if app.scan_filter(Duration::from_millis(15)) {
             dirty = true;
         }
+        loader.ui_busy(app.view().unscanned(app.store()) > 0);
         if app.poll_jobs() {
             dirty = true;
         }
@@ -159,7 +160,10 @@ fn event_loop(app: &mut App, loader: &Loader) -> io::Result<()> {
             dirty = false;
         }
         let busy = dirty || app.view().unscanned(app.store()) > 0;
-        let wait = if busy {
+        // While loading, the loader waits whenever its few batches in flight are not taken.
+        let wait = if !app.done() {
+            Duration::from_millis(2)
+        } else if busy {
             Duration::from_millis(10)
         } else {
             Duration::from_millis(100)

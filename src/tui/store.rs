@@ -20,7 +20,8 @@ use crate::dissect::{Record, VersionSource};
 use crate::select;
 use crate::tcp::ConnId;
 use crate::topics::IdNames;
-use std::collections::HashMap;
+// Keys are row and connection numbers the store assigns, and correlation ids per connection.
+use rustc_hash::FxHashMap as HashMap;
 use std::fs::File;
 use std::net::SocketAddr;
 use std::ops::Range;
@@ -161,6 +162,15 @@ pub struct Batch {
 }
 
 impl Batch {
+    /// An empty batch with room for `rows` rows and `bytes` bytes.
+    pub fn with_capacity(rows: usize, bytes: usize) -> Batch {
+        Batch {
+            rows: Vec::with_capacity(rows),
+            bytes: Vec::with_capacity(bytes),
+            first_ts_ns: None,
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.rows.len()
     }

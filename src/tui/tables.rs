@@ -14,6 +14,7 @@ use crate::view::escape::escape;
 use crossterm::event::KeyCode;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
+use std::ops::Range;
 use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::{self, Paragraph, Row, TableState};
@@ -176,6 +177,8 @@ fn coordinator_row(k: &CoordinatorKey) -> CoordinatorRow {
 /// The analysis tab's state: the latest analysis, its rows, and the selection in each table.
 #[derive(Debug)]
 pub struct Tables {
+    /// The latest analysis, without its coordinator keys and groups (the rows have
+    /// what is shown of them).
     pub analysis: Analysis,
     pub elections: Vec<ElectionRow>,
     pub coordinators: Vec<CoordinatorRow>,
@@ -200,9 +203,12 @@ impl Default for Tables {
 
 impl Tables {
     /// Takes a new analysis, keeping the selections where they can stay.
-    pub fn set(&mut self, a: Analysis, areas: &Areas) {
+    pub fn set(&mut self, mut a: Analysis, areas: &Areas) {
         self.elections = election_rows(&a);
         self.coordinators = coordinator_rows(&a);
+        // The rows have what is shown of these: the answers need not stay in memory.
+        a.coordinators = Vec::new();
+        a.groups = Vec::new();
         self.analysis = a;
         self.keep_in_view(areas);
     }
@@ -320,10 +326,18 @@ pub fn key(code: KeyCode, page: usize) -> Option<Action> {
 pub struct Loading {
     pub done: bool,
     pub live: bool,
+    /// The list has loaded and the analysis is being made.
+    pub analysing: bool,
+    /// The analysis could not be made (the status bar says why).
+    pub failed: bool,
 }
 
 pub(super) fn empty_note(l: Loading, what: &str) -> Line<'static> {
-    let text = if l.done {
+    let text = if l.failed {
+        "no analysis (see the status bar)".to_string()
+    } else if l.analysing {
+        "analysing…".to_string()
+    } else if l.done {
         format!("no {what} traffic in this capture")
     } else if l.live {
         format!("waiting for {what} traffic…")
@@ -353,20 +367,77 @@ fn duration_cell(ns: Option<i64>) -> String {
 /// Columns wider than this are cut, with `…`.
 const MAX_COLUMN: usize = 40;
 
-/// A table with column heads and `rows` of cells, widths fitted to the content.
-fn table<'a>(
-    heads: &[&'a str],
-    rows: Vec<(Vec<String>, Style)>,
-    right: &[bool],
-) -> widgets::Table<'a> {
+/// The rows of a table, its scroll position, and whether it has the keyboard.
+struct Shown<'t, T> {
+    items: &'t [T],
+    scroll: Scroll,
+    focused: bool,
+}
+
+/// Draws a table of `shown.items`, each made into cells by `row`, with its column heads
+/// and which columns are right-aligned. The widths fit every row, but only the rows on
+/// screen are kept as cells: a table can have thousands (one per coordinator key).
+fn draw_table<T>(
+    f: &mut Frame<'_>,
+    inner: Rect,
+    (heads, right): (&[&str], &[bool]),
+    shown: Shown<'_, T>,
+    row: impl Fn(&T) -> (Vec<String>, Style),
+) {
     let mut w: Vec<usize> = heads.iter().map(|h| h.chars().count()).collect();
-    for (cells, _) in &rows {
-        for (i, c) in cells.iter().enumerate() {
+    for item in shown.items {
+        for (i, c) in row(item).0.iter().enumerate() {
             if let Some(x) = w.get_mut(i) {
                 *x = (*x).max(c.chars().count()).min(MAX_COLUMN);
             }
         }
     }
+    let range = window(shown.scroll, shown.items.len(), inner.height);
+    draw_rows(f, inner, (heads, right, &w), shown, row, range);
+}
+
+/// From the first row on screen (or the selection, which the table scrolls to) to a
+/// screenful past the last of them.
+fn window(s: Scroll, len: usize, height: u16) -> Range<usize> {
+    let start = s.top.min(s.sel).min(len);
+    let end = s
+        .top
+        .max(s.sel)
+        .saturating_add(usize::from(height) + 1)
+        .min(len);
+    start..end.max(start)
+}
+
+/// Draws the rows `range` of a table as if they were all there.
+fn draw_rows<T>(
+    f: &mut Frame<'_>,
+    inner: Rect,
+    (heads, right, w): (&[&str], &[bool], &[usize]),
+    shown: Shown<'_, T>,
+    row: impl Fn(&T) -> (Vec<String>, Style),
+    range: Range<usize>,
+) {
+    let Scroll { top, sel } = shown.scroll;
+    let start = range.start;
+    let rows = shown.items.get(range).unwrap_or_default();
+    let table = table(heads, w, rows.iter().map(row).collect(), right);
+    let mut state = TableState::new()
+        .with_offset(top.saturating_sub(start))
+        .with_selected(Some(sel.saturating_sub(start)));
+    f.render_stateful_widget(
+        table.row_highlight_style(theme::selected_style(shown.focused)),
+        inner,
+        &mut state,
+    );
+}
+
+/// A table with column heads, `w` wide columns and `rows` of cells.
+fn table<'a>(
+    heads: &[&'a str],
+    w: &[usize],
+    rows: Vec<(Vec<String>, Style)>,
+    right: &[bool],
+) -> widgets::Table<'a> {
     let cell = |i: usize, s: &str| {
         let wi = w.get(i).copied().unwrap_or(1);
         fit(s, wi, right.get(i).copied().unwrap_or(false))
@@ -438,10 +509,7 @@ pub fn draw_elections(f: &mut Frame<'_>, area: Rect, t: &Tables, l: Loading) {
     }
     heads.push("Candidates");
     right.push(false);
-    let rows = t
-        .elections
-        .iter()
-        .map(|r| {
+    let row = |r: &ElectionRow| {
             let mut cells = vec![
                 r.epoch.to_string(),
                 r.outcome.as_str().to_string(),
@@ -464,17 +532,13 @@ pub fn draw_elections(f: &mut Frame<'_>, area: Rect, t: &Tables, l: Loading) {
                 Outcome::NoVote | Outcome::NotCaptured => Style::new(),
             };
             (cells, style)
-        })
-        .collect();
-    let table = table(&heads, rows, &right);
-    let mut state = TableState::new()
-        .with_offset(t.election.top)
-        .with_selected(Some(t.election.sel));
-    f.render_stateful_widget(
-        table.row_highlight_style(theme::selected_style(focused)),
-        inner,
-        &mut state,
-    );
+        };
+    let shown = Shown {
+        items: &t.elections,
+        scroll: t.election,
+        focused,
+    };
+    draw_table(f, inner, (&heads, &right), shown, row);
 }
 
 pub fn draw_coordinators(f: &mut Frame<'_>, area: Rect, t: &Tables, l: Loading) {
@@ -506,10 +570,7 @@ pub fn draw_coordinators(f: &mut Frame<'_>, area: Rect, t: &Tables, l: Loading) 
         "Frame",
     ];
     let right = [false, false, false, true, true, true, true, true, true];
-    let rows = t
-        .coordinators
-        .iter()
-        .map(|r| {
+    let row = |r: &CoordinatorRow| {
             let cells = vec![
                 r.key_type.clone(),
                 escape(&r.key).into_owned(),
@@ -531,15 +592,82 @@ pub fn draw_coordinators(f: &mut Frame<'_>, area: Rect, t: &Tables, l: Loading) 
                 Style::new()
             };
             (cells, style)
-        })
-        .collect();
-    let table = table(&heads, rows, &right);
-    let mut state = TableState::new()
-        .with_offset(t.coordinator.top)
-        .with_selected(Some(t.coordinator.sel));
-    f.render_stateful_widget(
-        table.row_highlight_style(theme::selected_style(focused)),
-        inner,
-        &mut state,
-    );
+        };
+    let shown = Shown {
+        items: &t.coordinators,
+        scroll: t.coordinator,
+        focused,
+    };
+    draw_table(f, inner, (&heads, &right), shown, row);
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    fn rows() -> Vec<CoordinatorRow> {
+        (0..500u64)
+            .map(|i| CoordinatorRow {
+                key_type: "group".into(),
+                // Widths come from every row: the widest is far from the screen.
+                key: "k".repeat(1 + (i as usize * 7) % 45),
+                answer: format!("node {i} host:9092"),
+                answer_is_error: i % 3 == 0,
+                when: None,
+                requests: i * 1000,
+                answers: i,
+                changes: (i % 2) as usize,
+                errors: 0,
+                target: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn drawing_only_the_rows_on_screen_draws_what_all_rows_drew() {
+        let items = rows();
+        let row = |r: &CoordinatorRow| {
+            let cells = vec![r.key.clone(), r.answer.clone(), r.requests.to_string()];
+            let style = if r.answer_is_error {
+                Style::new().fg(ERROR)
+            } else {
+                Style::new()
+            };
+            (cells, style)
+        };
+        let heads = ["Key", "Last answer", "Asked"];
+        let right = [false, false, true];
+        let mut w = vec![3, 11, 5];
+        for r in &items {
+            for (i, c) in row(r).0.iter().enumerate() {
+                w[i] = w[i].max(c.chars().count()).min(MAX_COLUMN);
+            }
+        }
+        let draw = |scroll: Scroll, all: bool| {
+            let mut t = Terminal::new(TestBackend::new(100, 12)).unwrap();
+            t.draw(|f| {
+                let area = f.area();
+                let range = if all {
+                    0..items.len()
+                } else {
+                    window(scroll, items.len(), area.height)
+                };
+                let shown = Shown {
+                    items: &items,
+                    scroll,
+                    focused: true,
+                };
+                draw_rows(f, area, (&heads, &right, &w), shown, row, range);
+            })
+            .unwrap();
+            t.backend().buffer().clone()
+        };
+        for (top, sel) in [(0, 0), (0, 5), (100, 105), (100, 100), (488, 499), (3, 400), (300, 2)] {
+            let s = Scroll { sel, top };
+            assert_eq!(draw(s, false), draw(s, true), "top {top} sel {sel}");
+        }
+    }
 }

@@ -135,6 +135,13 @@ fn draw_status(app: &App, f: &mut Frame<'_>, area: Rect) {
         ),
     };
     spans.push(load);
+    if app.analysing() {
+        spans.push(Span::styled(", analysing", bar.fg(WARNING)));
+    }
+    if let Some(e) = app.analysis_error() {
+        spans.push(sep.clone());
+        spans.push(Span::styled(escape(e), bar.fg(ERROR)));
+    }
     // Once loaded: how many TLS connections were decrypted.
     if let Some(t) = app.stats().map(|s| &s.tls).filter(|t| t.connections > 0) {
         let decrypted = t
@@ -247,4 +254,59 @@ fn draw_help(f: &mut Frame<'_>, full: Rect) {
         ),
         area,
     );
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::super::loader::{Input, Update, load_all};
+    use super::*;
+    use crate::pipeline::Config;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    fn screen(app: &App) -> String {
+        let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+        t.draw(|f| draw(app, f)).unwrap();
+        let b = t.backend().buffer();
+        (0..b.area.height)
+            .map(|y| (0..b.area.width).map(|x| b[(x, y)].symbol()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn the_analysis_tab_says_it_is_analysing_until_the_analysis_comes() {
+        let path = "captures/kraft-reelection.pcap";
+        let mut app = App::new(path, false);
+        app.resize(Rect::new(0, 0, 120, 40));
+        let mut updates = load_all(Input::file(path).unwrap(), Config::default());
+        let last = updates.pop().unwrap();
+        assert!(matches!(last, Update::Analysis(_)));
+        for u in updates {
+            app.update(u);
+        }
+        app.on_key(crossterm::event::KeyEvent::from(
+            crossterm::event::KeyCode::Char('t'),
+        ));
+        assert_eq!(app.tab(), Tab::Analysis);
+        let s = screen(&app);
+        assert!(s.contains(" packets, analysing │"), "{s}");
+        assert!(s.contains("analysing…") && !s.contains("epochs 1"), "{s}");
+        app.update(last);
+        let s = screen(&app);
+        assert!(!s.contains("analysing"), "{s}");
+        assert!(s.contains("4 epochs"), "{s}");
+    }
+
+    #[test]
+    fn the_status_bar_says_why_there_is_no_analysis() {
+        let mut app = App::new("x", false);
+        app.update(Update::NoAnalysis("no analysis: gone".into()));
+        assert!(screen(&app).contains("no analysis: gone"));
+        app.on_key(crossterm::event::KeyEvent::from(
+            crossterm::event::KeyCode::Char('t'),
+        ));
+        assert!(screen(&app).contains("no analysis (see the status bar)"));
+    }
 }
