@@ -214,6 +214,8 @@ struct Back {
     stopped: bool,
     /// What the sink reads of each body (see [`Hooks::need`]).
     need: Need,
+    /// Messages per (API key, kind), named once at the end rather than per message.
+    tally: rustc_hash::FxHashMap<(Option<i16>, Kind), u64>,
 }
 
 /// Resync's strongest evidence: a hunted candidate that decodes completely
@@ -334,13 +336,19 @@ impl Back {
             names: TopicNames::new(cfg.topics),
             stopped: false,
             need: Need::all(),
+            tally: Default::default(),
         }
     }
 
     /// The front's counters with this side's (messages and topic names).
     fn finish(self, front: RunStats) -> RunStats {
+        let mut messages = self.stats.messages;
+        for ((key, kind), n) in self.tally {
+            let name = key.map_or_else(|| "unknown".to_string(), crate::proto::api_label);
+            *messages.entry((name, kind.as_str())).or_default() += n;
+        }
         RunStats {
-            messages: self.stats.messages,
+            messages,
             inferred: self.stats.inferred,
             malformed: self.stats.malformed,
             warned: self.stats.warned,
@@ -378,13 +386,7 @@ impl Pipeline {
     ) {
         let Pipeline { front, back } = self;
         front.packet(number, p, &mut |f, carried, first| {
-            let Back {
-                stats,
-                names,
-                stopped,
-                need,
-            } = &mut *back;
-            deliver(f, carried, first, (stats, names, &*need), stopped, sink);
+            deliver(f, carried, first, back, sink);
         });
     }
 
@@ -392,13 +394,7 @@ impl Pipeline {
     pub fn finish(self, sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>) -> RunStats {
         let Pipeline { front, mut back } = self;
         let front = front.finish(&mut |f, carried, first| {
-            let Back {
-                stats,
-                names,
-                stopped,
-                need,
-            } = &mut back;
-            deliver(f, carried, first, (stats, names, &*need), stopped, sink);
+            deliver(f, carried, first, &mut back, sink);
         });
         back.finish(front)
     }
@@ -467,33 +463,26 @@ fn deliver(
     f: &KafkaMessage<'_>,
     carried: Carried,
     first: i64,
-    (stats, names, need): (&mut RunStats, &mut TopicNames, &Need),
-    stopped: &mut bool,
+    back: &mut Back,
     sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>,
 ) {
-    if *stopped {
+    if back.stopped {
         return;
     }
     // Only what the sink reads is built; the verdict counted below is a full decode's.
-    let mut r = dissect_with(f, first, need);
+    let mut r = dissect_with(f, first, &back.need);
     r.file = carried.file;
     // Names known before this message; then what it teaches, for the messages after it.
-    r.topic_names = names.names_for(&r.msg);
-    names.learn(&r.msg);
+    r.topic_names = back.names.names_for(&r.msg);
+    back.names.learn(&r.msg);
     r.tls = carried.tls;
-    let name = r
-        .msg
-        .api_key
-        .map_or_else(|| "unknown".to_string(), crate::proto::api_label);
-    *stats
-        .messages
-        .entry((name, r.msg.kind.as_str()))
-        .or_default() += 1;
+    *back.tally.entry((r.msg.api_key, r.msg.kind)).or_default() += 1;
+    let stats = &mut back.stats;
     stats.inferred += u64::from(r.version_source == Some(VersionSource::Inferred));
     stats.malformed += u64::from(r.msg.error.is_some());
     stats.warned += u64::from(r.has_warnings());
     if sink(&r).is_break() {
-        *stopped = true;
+        back.stopped = true;
     }
 }
 

@@ -141,12 +141,6 @@ impl Frames {
 
     /// Delivers every frame, in order, and empties the batch for reuse.
     fn deliver(&mut self, back: &mut Back, hooks: &mut dyn Hooks) {
-        let Back {
-            stats,
-            names,
-            stopped,
-            need,
-        } = back;
         for item in self.items.drain(..) {
             let f = KafkaMessage {
                 conn: item.conn,
@@ -164,14 +158,9 @@ impl Frames {
                 warnings: item.warnings,
                 stream_end: item.stream_end,
             };
-            deliver(
-                &f,
-                item.carried,
-                item.first,
-                (stats, names, &*need),
-                stopped,
-                &mut |r| hooks.message(r),
-            );
+            deliver(&f, item.carried, item.first, back, &mut |r| {
+                hooks.message(r)
+            });
         }
         self.bytes.clear();
         if self.bytes.capacity() > KEEP_BYTES {
