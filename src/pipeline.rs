@@ -484,6 +484,8 @@ fn deliver(
     if sink(&r).is_break() {
         back.stopped = true;
     }
+    // The next message's decode reuses this one's node list.
+    codec::recycle(std::mem::take(&mut r.msg.tree.nodes));
 }
 
 /// What a caller of [`run_with`] does along the way. Only `message` is required.
