@@ -473,8 +473,7 @@ fn deliver(
     let mut r = dissect_with(f, first, &back.need);
     r.file = carried.file;
     // Names known before this message; then what it teaches, for the messages after it.
-    r.topic_names = back.names.names_for(&r.msg);
-    back.names.learn(&r.msg);
+    r.topic_names = back.names.see(&r.msg);
     r.tls = carried.tls;
     *back.tally.entry((r.msg.api_key, r.msg.kind)).or_default() += 1;
     let stats = &mut back.stats;
