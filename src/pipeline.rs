@@ -473,8 +473,7 @@ fn deliver(
     let mut r = dissect_with(f, first, &back.need);
     r.file = carried.file;
     // Names known before this message; then what it teaches, for the messages after it.
-    r.topic_names = back.names.names_for(&r.msg);
-    back.names.learn(&r.msg);
+    r.topic_names = back.names.see(&r.msg);
     r.tls = carried.tls;
     *back.tally.entry((r.msg.api_key, r.msg.kind)).or_default() += 1;
     let stats = &mut back.stats;
@@ -484,6 +483,8 @@ fn deliver(
     if sink(&r).is_break() {
         back.stopped = true;
     }
+    // The next message's decode reuses this one's node list.
+    codec::recycle(std::mem::take(&mut r.msg.tree.nodes));
 }
 
 /// What a caller of [`run_with`] does along the way. Only `message` is required.

@@ -132,15 +132,42 @@ impl TopicNames {
         self.stats.learned += 1;
     }
 
+    /// [`TopicNames::names_for`] then [`TopicNames::learn`], finding the message's
+    /// topic ids once for both (what the pipeline does with every message).
+    pub fn see(&mut self, m: &Message<'_>) -> IdNames {
+        let Some(body) = m.body else {
+            return IdNames::default();
+        };
+        let ids = topic_ids(&m.tree, body);
+        if ids.is_empty() {
+            return IdNames::default();
+        }
+        let out = self.names_among(&m.tree, &ids);
+        if m.kind == Kind::Response && m.error.is_none() {
+            for t in &ids {
+                if let Some(name) = wire_name(&m.tree, t.holder) {
+                    self.insert(t.id, name);
+                }
+            }
+        }
+        out
+    }
+
     /// The known names of the ids `m` carries, for its record.
     pub fn names_for(&self, m: &Message<'_>) -> IdNames {
+        let Some(body) = m.body else {
+            return IdNames::default();
+        };
+        self.names_among(&m.tree, &topic_ids(&m.tree, body))
+    }
+
+    fn names_among(&self, tree: &Tree<'_>, ids: &[IdAt]) -> IdNames {
         let mut out = IdNames::default();
         if self.map.is_empty() {
             return out;
         }
-        let Some(body) = m.body else { return out };
-        for t in topic_ids(&m.tree, body) {
-            if wire_name(&m.tree, t.holder).is_some() {
+        for t in ids {
+            if wire_name(tree, t.holder).is_some() {
                 continue;
             }
             if let Some(name) = self.map.get(&t.id) {

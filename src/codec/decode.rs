@@ -61,7 +61,7 @@ impl<'a> Walker<'a> {
             build: true,
             lean: false,
             frame,
-            nodes: Vec::with_capacity(32),
+            nodes: super::tree::spare_nodes(),
             depth: 0,
             open: SmallVec::new(),
         }

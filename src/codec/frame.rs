@@ -8,6 +8,9 @@ use super::error::{DecodeError, ErrorKind};
 use super::tree::{Prefix, Role, Tree, Value};
 use crate::proto::apis::{self, ApiInfo};
 use crate::proto::{Kind, peek_request_header, peek_size};
+use super::schema::MessageSchema;
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
 
 /// One decoded frame: its tree and the facts the pipeline and views need.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,7 +69,11 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
     m.api_version = start.map(|s| s.api_version);
     let info = m.api_key.and_then(apis::api_info);
     m.name = api_name(codec, m.api_key);
-    let (name, ty) = root_name(codec, m.api_key, info, Kind::Request);
+    let resolved = m
+        .api_key
+        .zip(m.api_version)
+        .map(|(k, v)| resolve(codec, k, v, Kind::Request));
+    let (name, ty) = root_name(resolved, info, Kind::Request);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
     w.open(
@@ -81,10 +88,9 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
     let result = (|| -> Res<'_, Option<usize>> {
         let rest = size_prefix(&mut w, frame)?;
         // An unknown API's flexibility is unknowable: read the v1 header, which every such request starts with.
-        let hv = match (m.api_key, m.api_version) {
-            (Some(k), Some(v)) => codec
-                .schemas
-                .request_header_version(k, v)
+        let hv = match (resolved, m.api_version) {
+            (Some(r), Some(v)) => r
+                .header
                 .or_else(|| info.map(|a| a.request_header_version(v)))
                 .unwrap_or(1),
             _ => 1,
@@ -107,7 +113,7 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
             &mut w,
             rest,
             (codec, need),
-            Kind::Request,
+            (Kind::Request, resolved),
             api,
             m.name,
             &mut m.warnings,
@@ -140,7 +146,8 @@ pub(crate) fn decode_response<'a>(
     m.api_version = api.map(|a| a.1);
     let info = m.api_key.and_then(apis::api_info);
     m.name = api_name(codec, m.api_key);
-    let (name, ty) = root_name(codec, m.api_key, info, Kind::Response);
+    let resolved = api.map(|(k, v)| resolve(codec, k, v, Kind::Response));
+    let (name, ty) = root_name(resolved, info, Kind::Response);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
     w.open(
@@ -155,10 +162,8 @@ pub(crate) fn decode_response<'a>(
     let result = (|| -> Res<'_, Option<usize>> {
         let rest = size_prefix(&mut w, frame)?;
         let hs = &codec.schemas.response_header;
-        let hv = api.map(|(k, v)| {
-            codec
-                .schemas
-                .response_header_version(k, v)
+        let hv = api.zip(resolved).map(|((_, v), r)| {
+            r.header
                 .or_else(|| info.map(|a| a.response_header_version(v)))
                 // A known pairing with an API kwire knows nothing of: assume the common v0.
                 .unwrap_or(0)
@@ -186,7 +191,7 @@ pub(crate) fn decode_response<'a>(
             &mut w,
             rest,
             (codec, need),
-            Kind::Response,
+            (Kind::Response, resolved),
             api,
             m.name,
             &mut m.warnings,
@@ -199,6 +204,53 @@ pub(crate) fn decode_response<'a>(
     m
 }
 
+/// What a message's (API key, version) resolves to in a schema set, looked up once per
+/// thread and remembered: the set's map is searched several times per message otherwise.
+#[derive(Clone, Copy)]
+struct Resolved {
+    newest: Option<&'static MessageSchema>,
+    message: Option<&'static MessageSchema>,
+    /// The header version the schemas give (see `Schemas::request_header_version`).
+    header: Option<i16>,
+}
+
+/// Remembered resolutions at most: keys and versions come off the wire, so the table is
+/// bounded, and past it each message looks its own up.
+const RESOLVED_MAX: usize = 512;
+
+type ResolvedKey = (usize, i16, i16, Kind);
+
+thread_local! {
+    static RESOLVED: RefCell<FxHashMap<ResolvedKey, Resolved>> = RefCell::new(FxHashMap::default());
+}
+
+fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind) -> Resolved {
+    let schemas: &'static super::Schemas = codec.schemas;
+    let look = || Resolved {
+        newest: schemas.newest(key, kind),
+        message: schemas.message(key, kind, version),
+        header: match kind {
+            Kind::Request => schemas.request_header_version(key, version),
+            Kind::Response => schemas.response_header_version(key, version),
+        },
+    };
+    // Schemas live for the whole process (see `Codec`): an address names one set for good.
+    let at = (std::ptr::from_ref(schemas) as usize, key, version, kind);
+    RESOLVED.with(|t| {
+        let Ok(mut t) = t.try_borrow_mut() else {
+            return look();
+        };
+        if let Some(r) = t.get(&at) {
+            return *r;
+        }
+        let r = look();
+        if t.len() < RESOLVED_MAX {
+            t.insert(at, r);
+        }
+        r
+    })
+}
+
 /// The API's name: kwire's table first (stable across jars), else the schema's.
 fn api_name(codec: &Codec, key: Option<i16>) -> Option<&'static str> {
     let key = key?;
@@ -207,13 +259,11 @@ fn api_name(codec: &Codec, key: Option<i16>) -> Option<&'static str> {
 }
 
 fn root_name(
-    codec: &Codec,
-    key: Option<i16>,
+    resolved: Option<Resolved>,
     info: Option<&'static ApiInfo>,
     kind: Kind,
 ) -> (&'static str, &'static str) {
-    let schemas: &'static super::Schemas = codec.schemas;
-    match (key.and_then(|k| schemas.newest(k, kind)), info) {
+    match (resolved.and_then(|r| r.newest), info) {
         (Some(s), _) => (&s.name, "message"),
         (None, Some(a)) => (a.name, kind.as_str()),
         (None, None) => ("Kafka", kind.as_str()),
@@ -263,7 +313,7 @@ fn body<'a>(
     w: &mut Walker<'a>,
     rest: &'a [u8],
     (codec, need): (&Codec, &Need),
-    kind: Kind,
+    (kind, resolved): (Kind, Option<Resolved>),
     api: Option<(i16, i16)>,
     name: Option<&'static str>,
     warnings: &mut Vec<String>,
@@ -273,11 +323,11 @@ fn body<'a>(
         raw(w, rest, RAW_NO_SCHEMA);
         return Ok((end_of(rest), None));
     };
-    let Some(newest) = schemas.newest(key, kind) else {
+    let Some(newest) = resolved.and_then(|r| r.newest) else {
         raw(w, rest, RAW_NO_SCHEMA);
         return Ok((end_of(rest), None));
     };
-    let Some(s) = schemas.message(key, kind, v) else {
+    let Some(s) = resolved.and_then(|r| r.message) else {
         let api = name.unwrap_or(newest.name.as_str());
         let versions = schemas.versions(key, kind);
         let range = super::schema::Versions {

@@ -28,7 +28,7 @@ pub use frame::Message;
 pub use load::{Def, Loaded, Schemas, Search, read_source, scan_source};
 pub use need::{Need, NeedPath};
 pub use schema::{Field, FieldType, MessageSchema, Prim, SchemaKind, Versions};
-pub use tree::{Node, Prefix, Role, Tree, Value};
+pub use tree::{Node, Prefix, Role, Tree, Value, recycle};
 
 use std::sync::{LazyLock, OnceLock};
 
@@ -103,7 +103,9 @@ impl Codec {
         for c in self.schemas.response_candidates() {
             // Only the verdict matters here: nothing is built.
             let m = self.decode_response_with(frame, Some(c), &VERDICT);
-            if m.error.is_none() && m.body.is_some() && m.trailing == 0 {
+            let fits = m.error.is_none() && m.body.is_some() && m.trailing == 0;
+            recycle(m.tree.nodes);
+            if fits {
                 if found.is_some() {
                     return None;
                 }

@@ -86,6 +86,42 @@ pub struct Node<'a> {
     pub next: u32,
 }
 
+/// Node lists kept for reuse beyond this many nodes are dropped instead, so one huge
+/// message does not hold its memory for the rest of the run.
+const SPARE_MAX: usize = 1 << 12;
+
+thread_local! {
+    /// A finished message's node list, emptied, for the next decode on this thread.
+    static SPARE: std::cell::Cell<Vec<Node<'static>>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// Hands a message's node list back once nothing reads it, so the next decode on this
+/// thread reuses its memory instead of allocating (and growing) a list per message.
+pub fn recycle(mut nodes: Vec<Node<'_>>) {
+    if nodes.capacity() > SPARE_MAX {
+        return;
+    }
+    nodes.clear();
+    // Emptied, the list borrows nothing: collecting it in place keeps its allocation
+    // under the longer lifetime.
+    // (`filter` cannot change the element type, which is the point.)
+    #[allow(clippy::unnecessary_filter_map)]
+    let empty: Vec<Node<'static>> = nodes.into_iter().filter_map(|_| None).collect();
+    if empty.capacity() > 0 {
+        SPARE.with(|s| s.set(empty));
+    }
+}
+
+/// An empty node list: the one last recycled on this thread, else a new one.
+pub(crate) fn spare_nodes<'a>() -> Vec<Node<'a>> {
+    let v = SPARE.with(|s| s.take());
+    if v.capacity() == 0 {
+        Vec::with_capacity(32)
+    } else {
+        v
+    }
+}
+
 /// A decoded message as a flat pre-order tree.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Tree<'a> {
@@ -116,10 +152,14 @@ impl<'a> Tree<'a> {
     /// The first direct child field of `i` named `name`, looking inside known tagged fields too.
     pub fn field(&self, i: usize, name: &str) -> Option<usize> {
         let named = |c: &usize| self.nodes.get(*c).is_some_and(|n| same_name(n.name, name));
-        for c in self.children(i) {
-            match self.nodes.get(c).map(|n| n.role) {
-                Some(Role::Field) if named(&c) => return Some(c),
-                Some(Role::TaggedFields) => {
+        // The children walked by hand: each node is looked up once, not three times.
+        let end = self.nodes.get(i)?.next as usize;
+        let mut c = i + 1;
+        while c < end {
+            let n = self.nodes.get(c)?;
+            match n.role {
+                Role::Field if same_name(n.name, name) => return Some(c),
+                Role::TaggedFields => {
                     let inner = self
                         .children(c)
                         .filter_map(|t| self.child_with_role(t, Role::Field))
@@ -130,6 +170,7 @@ impl<'a> Tree<'a> {
                 }
                 _ => {}
             }
+            c = n.next as usize;
         }
         None
     }
@@ -278,5 +319,37 @@ impl Iterator for Children<'_, '_> {
         let i = self.at;
         self.at = self.tree.nodes.get(i).map_or(self.end, |n| n.next as usize);
         Some(i)
+    }
+}
+
+#[cfg(test)]
+mod spare_tests {
+    use super::*;
+
+    #[test]
+    fn a_recycled_list_comes_back_empty_with_its_memory() {
+        let text = String::from("borrowed");
+        let mut nodes = spare_nodes();
+        nodes.push(Node {
+            name: "n",
+            index: None,
+            ty: "string",
+            value: Value::Str(Some(text.as_str())),
+            prefix: Prefix::None,
+            offset: 0,
+            len: 0,
+            about: "",
+            role: Role::Field,
+            depth: 0,
+            next: 1,
+        });
+        let cap = nodes.capacity();
+        recycle(nodes);
+        drop(text);
+        let again = spare_nodes();
+        assert!(again.is_empty());
+        assert_eq!(again.capacity(), cap);
+        // Taken: the next one is new.
+        assert!(spare_nodes().capacity() >= 32);
     }
 }
