@@ -5,6 +5,9 @@
 #
 # usage: scripts/bench-live.sh [RATE ...]   (messages/s; default 10000 50000 100000)
 #   DURATION=10 seconds per rate; KWIRE_ARGS="--threads 1" passes options to kwire live.
+#   LOADGEN_NICE=10 runs the load generator at that niceness: its many sender threads
+#   otherwise take the CPU from kwire on a small machine, and the kernel drops what kwire
+#   was not scheduled to read (not what it could not keep up with).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,7 +35,7 @@ for rate in "${rates[@]}"; do
   kpid=$!
   for _ in $(seq 100); do grep -q "capturing on" "$log" && break; sleep 0.1; done
   before=$(cpu_ticks "$kpid")
-  sent=$("$loadgen" --port "$port" --rate "$rate" --seconds "$duration" | awk '{print $1}')
+  sent=$(nice -n "${LOADGEN_NICE:-0}" "$loadgen" --port "$port" --rate "$rate" --seconds "$duration" | awk '{print $1}')
   after=$(cpu_ticks "$kpid")
   sleep 1
   kill -INT "$kpid"; wait "$kpid" || true; kpid=
