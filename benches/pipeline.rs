@@ -1,7 +1,7 @@
 //! The pipeline stage by stage, on the benchmark traffic of `kwire::synth::corpus`:
-//! reading the pcap, IP + TCP, Kafka framing + pairing, decoding, and each output
-//! format, each fed the previous stage's output held in memory, so each number is
-//! that stage's alone. Throughput is per Kafka message: criterion's `elem/s`, and
+//! reading the pcap, IP + TCP, Kafka framing + pairing, decoding (whole, and lazily as a
+//! summary line asks), and each output format, each fed the previous stage's output held
+//! in memory, so each number is that stage's alone. Throughput is per Kafka message: criterion's `elem/s`, and
 //! ns/message is one second over it.
 //!
 //! `mixed` is Vote and FindCoordinator at every version (built-in schemas); `records`
@@ -11,7 +11,7 @@
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use kwire::capture::Source;
 use kwire::capture::writer::{PcapWriter, TsPrecision};
-use kwire::dissect::{Record, dissect};
+use kwire::dissect::{Record, dissect, dissect_with};
 use kwire::kafka::{KafkaConfig, KafkaMessage, Sessions};
 use kwire::net::{Decoder, DefragConfig};
 use kwire::synth::corpus::{self, Spec};
@@ -276,6 +276,21 @@ fn stages(g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, c: &Corp
             let mut nodes = 0usize;
             for f in &c.framed {
                 nodes += black_box(dissect(&f.get(), c.first_ts))
+                    .msg
+                    .tree
+                    .nodes
+                    .len();
+            }
+            nodes
+        })
+    });
+    // The lazy decode a summary line asks for: its fields built, the rest walked and checked.
+    let need = kwire::apis::summary_need();
+    g.bench_function("decode_summary", |b| {
+        b.iter(|| {
+            let mut nodes = 0usize;
+            for f in &c.framed {
+                nodes += black_box(dissect_with(&f.get(), c.first_ts, &need))
                     .msg
                     .tree
                     .nodes
