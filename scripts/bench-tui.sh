@@ -51,7 +51,7 @@ for run in $(seq "$runs"); do
   wait_for "FindCoordinator v"
   t1=$EPOCHREALTIME
   pane=$(tmux list-panes -t "$session" -F '#{pane_pid}')
-  pid=$(pgrep -P "$pane" -f "kwire tui" | head -1)
+  pid=$(pgrep -P "$pane" -f "$(basename "$KWIRE") tui" | head -1)
   wait_for "loaded " 300
   t2=$EPOCHREALTIME
   # CPU seconds (user + system, all threads) spent until loaded: steadier than
