@@ -87,7 +87,10 @@ pub use dissect::{Record, VersionSource, dissect};
 /// The chosen fields of `--format fields`.
 pub use filter::Columns;
 /// The read loop, its configuration and its end-of-run counters.
-pub use pipeline::{Config, End, Hooks, Limits, RunStats, parse_size, run, run_with};
+pub use pipeline::{
+    Config, End, Hooks, Limits, RENDER_MAX, Render, Rendered, RunStats, parse_size, run,
+    run_rendered, run_with,
+};
 /// Which messages to show: API selection and the display filter.
 pub use select::{Filter, Selection};
 /// TLS session keys: a key log file, `SSLKEYLOGFILE`, a pcapng's secrets.
@@ -96,6 +99,6 @@ pub use tls::KeyConfig;
 pub use tui::{Input as TuiInput, Options as TuiOptions, run as run_tui};
 /// Printing records (summary, tree, hex, NDJSON) and the end-of-run report.
 pub use view::{
-    printer::{Format, Printer},
+    printer::{Format, Look, Printer},
     report::{nothing_found as nothing_found_text, render as report_text},
 };

@@ -216,6 +216,8 @@ struct Back {
     need: Need,
     /// Messages per (API key, kind), named once at the end rather than per message.
     tally: rustc_hash::FxHashMap<(Option<i16>, Kind), u64>,
+    /// What learning topic names counted on worker threads, for the messages taken.
+    worker_topics: TopicNamesStats,
 }
 
 /// Resync's strongest evidence: a hunted candidate that decodes completely
@@ -337,7 +339,17 @@ impl Back {
             stopped: false,
             need: Need::all(),
             tally: Default::default(),
+            worker_topics: TopicNamesStats::default(),
         }
+    }
+
+    /// Counts one delivered message.
+    fn count(&mut self, c: Counted) {
+        *self.tally.entry((c.api_key, c.kind)).or_default() += 1;
+        let stats = &mut self.stats;
+        stats.inferred += u64::from(c.inferred);
+        stats.malformed += u64::from(c.malformed);
+        stats.warned += u64::from(c.warned);
     }
 
     /// The front's counters with this side's (messages and topic names).
@@ -352,7 +364,14 @@ impl Back {
             inferred: self.stats.inferred,
             malformed: self.stats.malformed,
             warned: self.stats.warned,
-            topics: self.names.stats(),
+            topics: {
+                let (a, b) = (self.names.stats(), self.worker_topics);
+                TopicNamesStats {
+                    learned: a.learned + b.learned,
+                    evicted: a.evicted + b.evicted,
+                    too_long: a.too_long + b.too_long,
+                }
+            },
             ..front
         }
     }
@@ -459,6 +478,28 @@ struct Carried {
     file: u32,
 }
 
+/// What the end-of-run counters take from one message.
+#[derive(Clone, Copy, Debug)]
+struct Counted {
+    api_key: Option<i16>,
+    kind: Kind,
+    inferred: bool,
+    malformed: bool,
+    warned: bool,
+}
+
+impl Counted {
+    fn of(r: &Record<'_>) -> Counted {
+        Counted {
+            api_key: r.msg.api_key,
+            kind: r.msg.kind,
+            inferred: r.version_source == Some(VersionSource::Inferred),
+            malformed: r.msg.error.is_some(),
+            warned: r.has_warnings(),
+        }
+    }
+}
+
 fn deliver(
     f: &KafkaMessage<'_>,
     carried: Carried,
@@ -475,16 +516,50 @@ fn deliver(
     // Names known before this message; then what it teaches, for the messages after it.
     r.topic_names = back.names.see(&r.msg);
     r.tls = carried.tls;
-    *back.tally.entry((r.msg.api_key, r.msg.kind)).or_default() += 1;
-    let stats = &mut back.stats;
-    stats.inferred += u64::from(r.version_source == Some(VersionSource::Inferred));
-    stats.malformed += u64::from(r.msg.error.is_some());
-    stats.warned += u64::from(r.has_warnings());
+    back.count(Counted::of(&r));
     if sink(&r).is_break() {
         back.stopped = true;
     }
     // The next message's decode reuses this one's node list.
     codec::recycle(std::mem::take(&mut r.msg.tree.nodes));
+}
+
+/// Per-message work that may run on several threads at once (see [`run_rendered`]): the
+/// bytes a message prints.
+pub trait Render: Sync {
+    /// Appends what `r` prints to `out` (nothing when it prints nothing).
+    fn render(&self, r: &Record<'_>, out: &mut Vec<u8>) -> Rendered;
+}
+
+/// What [`Render::render`] says of a message besides its bytes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rendered {
+    /// Whether the message is shown (a choice may leave it out).
+    pub shown: bool,
+    /// A line for stderr that the caller says once per run (why a body is not decoded).
+    pub note: Option<String>,
+}
+
+/// Messages longer than this are handed to [`Hooks::message`] on the caller's thread
+/// rather than rendered on a worker: their output may be too long to hold whole (the
+/// NDJSON writer streams a long record-batch line out as it goes).
+pub const RENDER_MAX: usize = 1 << 20;
+
+/// The sink of a rendered run: each message rendered where it is decoded and handed to
+/// [`Hooks::rendered`], or to [`Hooks::message`] when longer than [`RENDER_MAX`].
+fn rendered_sink<'h>(
+    hooks: &'h mut dyn Hooks,
+    render: &'h dyn Render,
+    buf: &'h mut Vec<u8>,
+) -> impl FnMut(&Record<'_>) -> ControlFlow<()> + 'h {
+    move |r| {
+        if r.data.len() > RENDER_MAX {
+            return hooks.message(r);
+        }
+        buf.clear();
+        let done = render.render(r, buf);
+        hooks.rendered(buf, &done)
+    }
 }
 
 /// What a caller of [`run_with`] does along the way. Only `message` is required.
@@ -506,6 +581,13 @@ pub trait Hooks {
     /// default is everything.
     fn need(&self) -> Need {
         Need::all()
+    }
+
+    /// In a [`run_rendered`]: each message's bytes and what rendering said of it, in the
+    /// order they complete (a long one goes to [`Hooks::message`] instead); `Break` stops
+    /// the run.
+    fn rendered(&mut self, _bytes: &[u8], _r: &Rendered) -> ControlFlow<()> {
+        ControlFlow::Continue(())
     }
 }
 
@@ -533,14 +615,37 @@ pub fn run(
 /// in the same order.
 pub fn run_with(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (RunStats, End) {
     if cfg.threads > 1 {
-        threaded::run(source, cfg, hooks)
+        threaded::run(source, cfg, hooks, None)
     } else {
-        run_single(source, cfg, hooks)
+        run_single(source, cfg, hooks, None)
+    }
+}
+
+/// [`run_with`], with each message turned into bytes by `render`: with [`Config::threads`]
+/// above 1, on that many worker threads at once (besides the front's), and the bytes
+/// handed to [`Hooks::rendered`] on the caller's thread in the order the messages
+/// complete, exactly as on one thread. Topic names are learned in that order too.
+pub fn run_rendered(
+    source: &mut Source,
+    cfg: Config,
+    hooks: &mut dyn Hooks,
+    render: &dyn Render,
+) -> (RunStats, End) {
+    if cfg.threads > 1 {
+        threaded::run(source, cfg, hooks, Some(render))
+    } else {
+        run_single(source, cfg, hooks, Some(render))
     }
 }
 
 /// Every stage on the caller's thread, one packet at a time.
-fn run_single(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (RunStats, End) {
+fn run_single(
+    source: &mut Source,
+    cfg: Config,
+    hooks: &mut dyn Hooks,
+    render: Option<&dyn Render>,
+) -> (RunStats, End) {
+    let mut buf = Vec::new();
     let mut pipe = Pipeline::new(cfg);
     pipe.set_need(hooks.need());
     let mut end = End::Complete;
@@ -555,7 +660,12 @@ fn run_single(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (RunSt
             Some(Ok(p)) => {
                 number += 1;
                 hooks.packet(number, &p);
-                pipe.packet(number, &p, &mut |r| hooks.message(r));
+                match render {
+                    Some(render) => {
+                        pipe.packet(number, &p, &mut rendered_sink(hooks, render, &mut buf))
+                    }
+                    None => pipe.packet(number, &p, &mut |r| hooks.message(r)),
+                }
             }
             // A live capture's poll interval passed: look again (stop requests are checked there).
             Some(Err(CaptureError::Idle)) => {}
@@ -566,7 +676,10 @@ fn run_single(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (RunSt
         }
     }
     // Once stopped, the flush only counts: nothing more is delivered.
-    let mut stats = pipe.finish(&mut |r| hooks.message(r));
+    let mut stats = match render {
+        Some(render) => pipe.finish(&mut rendered_sink(hooks, render, &mut buf)),
+        None => pipe.finish(&mut |r| hooks.message(r)),
+    };
     stats.capture = source.file_stats();
     (stats, end)
 }

@@ -153,6 +153,13 @@ impl TopicNames {
         out
     }
 
+    /// Whether `m` carries a topic id: only such a message reads or changes the names
+    /// (see [`TopicNames::see`]), so only it must wait for the messages before it.
+    pub fn carries_ids(m: &Message<'_>) -> bool {
+        m.body
+            .is_some_and(|body| !topic_ids(&m.tree, body).is_empty())
+    }
+
     /// The known names of the ids `m` carries, for its record.
     pub fn names_for(&self, m: &Message<'_>) -> IdNames {
         let Some(body) = m.body else {

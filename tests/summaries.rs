@@ -7,36 +7,14 @@
 
 mod common;
 
+use common::{loaded, skip};
+
 use kwire::capture::Source;
-use kwire::codec::{self, Codec, DecodeOptions, Search};
+use kwire::codec;
 use kwire::pipeline::{self, Config};
 use kwire::view::summary;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
-
-fn skip(why: &str) {
-    let msg = format!(
-        "SKIP: {why}; get one with `mvn dependency:get -Dartifact=org.apache.kafka:kafka-clients:4.4.0`"
-    );
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "{msg} (CI=true: the jars are required)"
-    );
-    eprintln!("\n*** {msg} ***\n");
-}
-
-/// Installs the jars' schemas once for this test binary (secrets redacted, as by default).
-fn loaded() -> bool {
-    static LOADED: OnceLock<bool> = OnceLock::new();
-    *LOADED.get_or_init(|| {
-        let l = Search::from_env(Vec::new()).load();
-        if l.schemas.sources().is_empty() {
-            return false;
-        }
-        codec::install(Codec::new(l.schemas, DecodeOptions::default())).is_ok()
-    })
-}
 
 /// Every summary line of a capture, as `kwire read` prints them.
 fn lines(path: &Path) -> String {

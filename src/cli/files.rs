@@ -1,8 +1,10 @@
 //! `read` and `stats`: a capture file through the pipeline.
 
-use super::progress::{Progress, WithProgress};
+use super::Notes;
+use super::progress::{Progress, Sink, WithProgress};
 use super::{ended, nothing_found, open_failed, report};
 use crate::{ReadArgs, StatsArgs, StatsFormat};
+use kwire::Printer;
 use kwire::Source;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
@@ -41,11 +43,16 @@ pub(crate) fn read(args: &ReadArgs) -> ExitCode {
     let on_terminal = io::IsTerminal::is_terminal(&io::stdout());
     let mut progress = Progress::for_files(&args.files, args.out.quiet || on_terminal);
     let need = printer.need();
+    // Messages are rendered on worker threads; the printer takes their bytes in order.
+    let render = Render {
+        look: printer.look().clone(),
+        notes: notes.sayer(),
+    };
     let mut hooks = WithProgress {
         progress: progress.as_mut(),
-        sink: |r: &kwire::Record<'_>| {
-            notes.see(r);
-            printer.print(r)
+        sink: Take {
+            printer: &mut printer,
+            notes: &mut notes,
         },
         need,
     };
@@ -53,7 +60,7 @@ pub(crate) fn read(args: &ReadArgs) -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
-    let (stats, end) = kwire::run_with(&mut source, cfg.clone(), &mut hooks);
+    let (stats, end) = kwire::run_rendered(&mut source, cfg.clone(), &mut hooks, &render);
     if let Some(p) = &progress {
         p.finish();
     }
@@ -134,4 +141,40 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
         nothing_found(&run, &cfg);
     }
     ended(end)
+}
+
+/// `read`'s rendering of each message: what the printer makes of it, and the note on why
+/// its body is not decoded.
+struct Render {
+    look: kwire::Look,
+    notes: Notes,
+}
+
+impl kwire::Render for Render {
+    fn render(&self, r: &kwire::Record<'_>, out: &mut Vec<u8>) -> kwire::Rendered {
+        kwire::Rendered {
+            shown: self.look.render(r, out),
+            note: self.notes.note(r),
+        }
+    }
+}
+
+/// `read`'s hooks on the caller's thread: rendered messages to the printer, in order.
+struct Take<'a> {
+    printer: &'a mut Printer,
+    notes: &'a mut Notes,
+}
+
+impl Sink for Take<'_> {
+    fn message(&mut self, r: &kwire::Record<'_>) -> ControlFlow<()> {
+        self.notes.see(r);
+        self.printer.print(r)
+    }
+
+    fn rendered(&mut self, bytes: &[u8], r: &kwire::Rendered) -> ControlFlow<()> {
+        if let Some(note) = &r.note {
+            self.notes.say(note);
+        }
+        self.printer.take(bytes, r.shown)
+    }
 }

@@ -48,13 +48,30 @@ pub(crate) struct Notes {
 
 impl Notes {
     pub(crate) fn see(&mut self, r: &Record<'_>) {
-        let Some(note) = self.codec.and_then(|c| c.undecoded_note(&r.msg)) else {
-            return;
-        };
+        if let Some(note) = self.note(r) {
+            self.say(&note);
+        }
+    }
+
+    /// What [`Notes::see`] would say of `r`.
+    pub(crate) fn note(&self, r: &Record<'_>) -> Option<String> {
+        self.codec.and_then(|c| c.undecoded_note(&r.msg))
+    }
+
+    /// Says `note` unless it was said before.
+    pub(crate) fn say(&mut self, note: &str) {
         // Bounded by the number of API keys and versions.
-        if !self.seen.contains(&note) {
+        if !self.seen.contains(note) {
             eprintln!("kwire: {note}");
-            self.seen.insert(note);
+            self.seen.insert(note.to_string());
+        }
+    }
+
+    /// The part of the notes that renders on other threads: the codec.
+    pub(crate) fn sayer(&self) -> Notes {
+        Notes {
+            codec: self.codec,
+            seen: HashSet::new(),
         }
     }
 }

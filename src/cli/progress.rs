@@ -6,7 +6,7 @@
 //! and close for pcapng (options are not counted).
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use kwire::{Hooks, Need, Packet, Record};
+use kwire::{Hooks, Need, Packet, Record, Rendered};
 use std::io::IsTerminal;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -131,12 +131,35 @@ pub(crate) struct WithProgress<'p, F> {
     pub(crate) need: Need,
 }
 
-impl<F: FnMut(&Record<'_>) -> ControlFlow<()>> Hooks for WithProgress<'_, F> {
+/// Where [`WithProgress`] hands each message: a function of the record, or a sink that
+/// takes rendered messages too (`kwire::run_rendered`).
+pub(crate) trait Sink {
+    fn message(&mut self, r: &Record<'_>) -> ControlFlow<()>;
+
+    fn rendered(&mut self, _bytes: &[u8], _r: &Rendered) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+}
+
+impl<F: FnMut(&Record<'_>) -> ControlFlow<()>> Sink for F {
+    fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+        self(r)
+    }
+}
+
+impl<S: Sink> Hooks for WithProgress<'_, S> {
     fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
         if let Some(p) = self.progress.as_deref_mut() {
             p.messages += 1;
         }
-        (self.sink)(r)
+        self.sink.message(r)
+    }
+
+    fn rendered(&mut self, bytes: &[u8], r: &Rendered) -> ControlFlow<()> {
+        if let Some(p) = self.progress.as_deref_mut() {
+            p.messages += 1;
+        }
+        self.sink.rendered(bytes, r)
     }
 
     fn need(&self) -> Need {

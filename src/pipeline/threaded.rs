@@ -1,23 +1,38 @@
-//! The run on two threads. The caller's thread reads the source and runs the hooks
-//! (`poll`, `packet`, `message`) and [`deliver`] (dissect, topic names, counters); a
-//! second thread runs the [`Front`] (IP, TCP, TLS, Kafka framing and pairing).
+//! The run on several threads. The caller's thread reads the source and runs the hooks
+//! (`poll`, `packet`, `message`, `rendered`); a second thread runs the [`Front`] (IP, TCP,
+//! TLS, Kafka framing and pairing). Without a renderer, the caller's thread also runs
+//! [`deliver`] (dissect, topic names, counters). With one ([`super::run_rendered`]),
+//! worker threads dissect and render whole batches of frames, and the caller's thread
+//! hands their bytes to the hooks in order.
 //!
 //! The source and the hooks stay together because `Hooks::poll` takes the source, and a
 //! sink's stop must end the reading at once. Packets go to the front in batches (their
-//! bytes copied into one buffer per batch), and each batch comes back as one batch of the
-//! Kafka frames it finished (bytes copied likewise), in order, so messages are delivered
-//! in the order they complete, as on one thread. Buffers go back and forth and are reused.
-//! At most [`IN_FLIGHT`] batches are out at once, so memory stays flat and neither thread
-//! can block the other.
+//! bytes copied into one buffer per batch), and each batch comes back as one numbered
+//! batch of the Kafka frames it finished (bytes copied likewise), so messages are
+//! delivered in the order they complete, as on one thread. Buffers go back and forth and
+//! are reused. At most [`IN_FLIGHT`] batches are out at once, so memory stays flat.
+//!
+//! Topic names are the one state that earlier messages change and a message's output
+//! reads. A worker dissects its batch; only if a message of it carries a topic id does it
+//! wait for its turn (every earlier batch has seen the names), and render those after.
 
-use super::{Back, Carried, Config, Emit, End, Front, Hooks, RunStats, deliver};
+use super::{
+    Back, Carried, Config, Counted, Emit, End, Front, Hooks, RENDER_MAX, Render, Rendered,
+    RunStats, deliver,
+};
 use crate::capture::{CaptureError, Packet, Source};
+use crate::codec::{self, Need};
+use crate::dissect::{Record, dissect_with};
 use crate::kafka::KafkaMessage;
 use crate::proto::Kind;
 use crate::tcp::ConnId;
+use crate::topics::{IdNames, TopicNames, TopicNamesStats};
 use crossbeam_channel::{Receiver, Sender, bounded};
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// Batches sent to the front and not yet back.
@@ -89,6 +104,8 @@ impl Packets {
 /// The Kafka frames one batch of packets finished, in order, their bytes in one buffer.
 #[derive(Default)]
 struct Frames {
+    /// The batch's place in the run, from 0.
+    seq: u64,
     bytes: Vec<u8>,
     items: Vec<Frame>,
 }
@@ -139,29 +156,17 @@ impl Frames {
         });
     }
 
-    /// Delivers every frame, in order, and empties the batch for reuse.
-    fn deliver(&mut self, back: &mut Back, hooks: &mut dyn Hooks) {
-        for item in self.items.drain(..) {
-            let f = KafkaMessage {
-                conn: item.conn,
-                packet: item.packet,
-                ts_ns: item.ts_ns,
-                src: item.src,
-                dst: item.dst,
-                kind: item.kind,
-                data: self.bytes.get(item.start..item.end).unwrap_or_default(),
-                wire_size: item.wire_size,
-                cut: item.cut,
-                api: item.api,
-                request_packet: item.request_packet,
-                latency_ns: item.latency_ns,
-                warnings: item.warnings,
-                stream_end: item.stream_end,
-            };
-            deliver(&f, item.carried, item.first, back, &mut |r| {
-                hooks.message(r)
-            });
+    /// Delivers every frame to `sink`, in order, and empties the batch for reuse.
+    fn deliver(&mut self, back: &mut Back, sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>) {
+        for mut item in self.items.drain(..) {
+            let f = item.message(&self.bytes);
+            deliver(&f, item.carried, item.first, back, sink);
         }
+        self.clear();
+    }
+
+    fn clear(&mut self) {
+        self.items.clear();
         self.bytes.clear();
         if self.bytes.capacity() > KEEP_BYTES {
             self.bytes = Vec::new();
@@ -169,8 +174,306 @@ impl Frames {
     }
 }
 
-/// The front's thread: each batch of packets in, one batch of frames out; when the
-/// packets end, the flush as one last batch, then the counters.
+impl Frame {
+    /// The frame as the front handed it over, its bytes in `bytes`; the warnings move
+    /// into it.
+    fn message<'b>(&mut self, bytes: &'b [u8]) -> KafkaMessage<'b> {
+        KafkaMessage {
+            conn: self.conn,
+            packet: self.packet,
+            ts_ns: self.ts_ns,
+            src: self.src,
+            dst: self.dst,
+            kind: self.kind,
+            data: bytes.get(self.start..self.end).unwrap_or_default(),
+            wire_size: self.wire_size,
+            cut: self.cut,
+            api: self.api,
+            request_packet: self.request_packet,
+            latency_ns: self.latency_ns,
+            warnings: std::mem::take(&mut self.warnings),
+            stream_end: self.stream_end,
+        }
+    }
+}
+
+/// One batch of frames after a worker: each message's bytes, in order.
+#[derive(Default)]
+struct Output {
+    /// The frames: for those rendered on the caller's thread, then back to the front.
+    frames: Frames,
+    bytes: Vec<u8>,
+    /// One per frame, in order.
+    items: Vec<Done>,
+}
+
+/// What a worker did with one frame.
+#[derive(Default)]
+struct Done {
+    start: usize,
+    end: usize,
+    rendered: Rendered,
+    /// None: too long to render on a worker; dissected again on the caller's thread.
+    counted: Option<Counted>,
+    /// For one rendered on the caller's thread: the names it was given in its turn.
+    names: IdNames,
+    /// What learning from it counted.
+    topics: TopicNamesStats,
+}
+
+impl Output {
+    /// Hands every message to the hooks, in order, as [`deliver`] does (nothing once
+    /// stopped), and empties the batch for reuse.
+    fn take(&mut self, back: &mut Back, hooks: &mut dyn Hooks) {
+        let Output {
+            frames,
+            bytes,
+            items,
+        } = self;
+        for (i, d) in items.drain(..).enumerate() {
+            if back.stopped {
+                break;
+            }
+            let t = &mut back.worker_topics;
+            t.learned += d.topics.learned;
+            t.evicted += d.topics.evicted;
+            t.too_long += d.topics.too_long;
+            let flow = match d.counted {
+                Some(c) => {
+                    back.count(c);
+                    hooks.rendered(bytes.get(d.start..d.end).unwrap_or_default(), &d.rendered)
+                }
+                None => {
+                    let Some(item) = frames.items.get_mut(i) else {
+                        continue;
+                    };
+                    let f = item.message(&frames.bytes);
+                    let mut r = dissect_with(&f, item.first, &back.need);
+                    r.file = item.carried.file;
+                    r.topic_names = d.names;
+                    r.tls = item.carried.tls.take();
+                    back.count(Counted::of(&r));
+                    let flow = hooks.message(&r);
+                    codec::recycle(std::mem::take(&mut r.msg.tree.nodes));
+                    flow
+                }
+            };
+            if flow.is_break() {
+                back.stopped = true;
+            }
+        }
+        frames.clear();
+        bytes.clear();
+        if bytes.capacity() > KEEP_BYTES {
+            *bytes = Vec::new();
+        }
+    }
+}
+
+/// Whose turn it is to see the topic names: batches pass in order.
+struct Turns {
+    state: Mutex<TurnState>,
+    turn: Condvar,
+}
+
+struct TurnState {
+    /// The batch whose turn it is.
+    next: u64,
+    /// Later batches that had nothing to see and went on.
+    passed: BTreeSet<u64>,
+    names: TopicNames,
+    /// A worker failed: nobody waits any more.
+    broken: bool,
+}
+
+impl Turns {
+    fn new(names: TopicNames) -> Turns {
+        Turns {
+            state: Mutex::new(TurnState {
+                next: 0,
+                passed: BTreeSet::new(),
+                names,
+                broken: false,
+            }),
+            turn: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, TurnState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Batch `seq`'s turn: `see` runs once every earlier batch has had its turn; without
+    /// it the batch goes by without waiting. False if a worker failed and `see` did not run.
+    fn pass(&self, seq: u64, see: Option<&mut dyn FnMut(&mut TopicNames)>) -> bool {
+        let mut s = self.lock();
+        match see {
+            None if s.next != seq => {
+                s.passed.insert(seq);
+                return true;
+            }
+            None => {}
+            Some(see) => {
+                while s.next != seq && !s.broken {
+                    s = self.turn.wait(s).unwrap_or_else(|e| e.into_inner());
+                }
+                if s.broken {
+                    return false;
+                }
+                see(&mut s.names);
+            }
+        }
+        s.next += 1;
+        loop {
+            let next = s.next;
+            if !s.passed.remove(&next) {
+                break;
+            }
+            s.next += 1;
+        }
+        self.turn.notify_all();
+        true
+    }
+}
+
+/// If a worker unwinds: ends every wait for a turn, stops the run, and sends an empty
+/// batch in place of the one it held, so the caller's thread does not wait for it.
+struct Unwinding<'u> {
+    turns: &'u Turns,
+    skip: &'u AtomicBool,
+    outputs: Sender<Output>,
+    seq: Option<u64>,
+}
+
+impl Drop for Unwinding<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.skip.store(true, Ordering::Relaxed);
+            self.turns.lock().broken = true;
+            self.turns.turn.notify_all();
+            if let Some(seq) = self.seq {
+                let mut out = Output::default();
+                out.frames.seq = seq;
+                let _ = self.outputs.try_send(out);
+            }
+        }
+    }
+}
+
+/// What every worker shares.
+struct Work<'w> {
+    need: &'w Need,
+    render: &'w dyn Render,
+    turns: &'w Turns,
+    skip: &'w AtomicBool,
+}
+
+/// A worker: batches of frames in, each rendered into one [`Output`].
+fn worker_thread(
+    w: &Work<'_>,
+    frames: Receiver<Frames>,
+    outputs: Sender<Output>,
+    spare: Receiver<Output>,
+) {
+    let mut unwinding = Unwinding {
+        turns: w.turns,
+        skip: w.skip,
+        outputs: outputs.clone(),
+        seq: None,
+    };
+    for mut batch in frames {
+        unwinding.seq = Some(batch.seq);
+        let mut out = spare.try_recv().unwrap_or_default();
+        if w.skip.load(Ordering::Relaxed) {
+            // Nothing more is delivered; the batch still comes back, and passes its turn.
+            w.turns.pass(batch.seq, None);
+        } else {
+            render_batch(w, &mut batch, &mut out);
+        }
+        out.frames = batch;
+        unwinding.seq = None;
+        if outputs.send(out).is_err() {
+            break;
+        }
+    }
+}
+
+/// Dissects and renders one batch: a message that carries a topic id after the batch's
+/// turn, with the names known by then; every other one at once.
+fn render_batch(w: &Work<'_>, batch: &mut Frames, out: &mut Output) {
+    let Frames { seq, bytes, items } = batch;
+    let mut waiting: Vec<(usize, Record<'_>)> = Vec::new();
+    for (i, item) in items.iter_mut().enumerate() {
+        let f = item.message(bytes);
+        let mut r = dissect_with(&f, item.first, w.need);
+        // Kept for the caller's thread, should it dissect this one again.
+        item.warnings = f.warnings;
+        r.file = item.carried.file;
+        out.items.push(Done::default());
+        if TopicNames::carries_ids(&r.msg) {
+            waiting.push((i, r));
+        } else {
+            finish(w, item, r, out.items.last_mut(), &mut out.bytes);
+        }
+    }
+    let seen = if waiting.is_empty() {
+        w.turns.pass(*seq, None)
+    } else {
+        let done = &mut out.items;
+        w.turns.pass(
+            *seq,
+            Some(&mut |names: &mut TopicNames| {
+                for (i, r) in waiting.iter_mut() {
+                    let before = names.stats();
+                    r.topic_names = names.see(&r.msg);
+                    let after = names.stats();
+                    if let Some(d) = done.get_mut(*i) {
+                        d.topics = TopicNamesStats {
+                            learned: after.learned - before.learned,
+                            evicted: after.evicted - before.evicted,
+                            too_long: after.too_long - before.too_long,
+                        };
+                    }
+                }
+            }),
+        )
+    };
+    if !seen {
+        // A worker failed: the run is ending.
+        return;
+    }
+    for (i, r) in waiting {
+        if let Some(item) = items.get_mut(i) {
+            finish(w, item, r, out.items.get_mut(i), &mut out.bytes);
+        }
+    }
+}
+
+/// Renders one dissected message into `bytes`, or leaves it to the caller's thread when
+/// it is too long to hold its output whole.
+fn finish(
+    w: &Work<'_>,
+    item: &mut Frame,
+    mut r: Record<'_>,
+    done: Option<&mut Done>,
+    bytes: &mut Vec<u8>,
+) {
+    if let Some(d) = done {
+        if r.data.len() > RENDER_MAX {
+            d.names = std::mem::take(&mut r.topic_names);
+        } else {
+            r.tls = item.carried.tls.take();
+            d.counted = Some(Counted::of(&r));
+            d.start = bytes.len();
+            d.rendered = w.render.render(&r, bytes);
+            d.end = bytes.len();
+        }
+    }
+    codec::recycle(std::mem::take(&mut r.msg.tree.nodes));
+}
+
+/// The front's thread: each batch of packets in, one numbered batch of frames out; when
+/// the packets end, the flush as one last batch, then the counters.
 fn front_thread(
     cfg: &Config,
     packets: Receiver<Packets>,
@@ -181,8 +484,11 @@ fn front_thread(
 ) -> RunStats {
     // Made here: the TLS key source need not move between threads.
     let mut front = Front::new(cfg);
+    let mut seq = 0u64;
     for mut batch in packets {
         let mut out = spare.try_recv().unwrap_or_default();
+        out.seq = seq;
+        seq += 1;
         // Once the sink stopped, what was read past that point is not looked at, as on one
         // thread; the batch still comes back, so the reader's count stays right.
         if !skip.load(Ordering::Relaxed) {
@@ -208,13 +514,97 @@ fn front_thread(
         }
     }
     let mut out = spare.try_recv().unwrap_or_default();
+    out.seq = seq;
     let stats = front.finish(&mut |f, carried, first| out.push(f, carried, first));
     let _ = frames.send(out);
     stats
 }
 
-/// [`super::run_with`] on two threads; see the module's comment.
-pub(super) fn run(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (RunStats, End) {
+/// Where finished batches come back to the caller's thread from: the front itself, or
+/// the workers (in any order, so they wait in `early` for their turn).
+enum Returns<'r> {
+    /// Delivered on the caller's thread, rendered there when there is a renderer.
+    Front(Receiver<Frames>, Option<&'r dyn Render>),
+    Workers {
+        outputs: Receiver<Output>,
+        early: BTreeMap<u64, Output>,
+        next: u64,
+        spare: Sender<Output>,
+    },
+}
+
+impl Returns<'_> {
+    /// Takes every batch that is back and next in order; with `wait`, waits for one
+    /// at least. The number taken; None once nothing more can come back.
+    fn take(
+        &mut self,
+        wait: bool,
+        back: &mut Back,
+        hooks: &mut dyn Hooks,
+        spare_frames: &Sender<Frames>,
+    ) -> Option<usize> {
+        let mut taken = 0;
+        let mut buf = Vec::new();
+        match self {
+            Returns::Front(frames, render) => loop {
+                let f = if wait && taken == 0 {
+                    frames.recv().ok()
+                } else {
+                    frames.try_recv().ok()
+                };
+                let Some(mut f) = f else {
+                    return (taken > 0 || !wait).then_some(taken);
+                };
+                match render {
+                    Some(render) => {
+                        f.deliver(back, &mut super::rendered_sink(hooks, *render, &mut buf))
+                    }
+                    None => f.deliver(back, &mut |r| hooks.message(r)),
+                }
+                let _ = spare_frames.try_send(f);
+                taken += 1;
+            },
+            Returns::Workers {
+                outputs,
+                early,
+                next,
+                spare,
+            } => loop {
+                while let Some(mut out) = early.remove(next) {
+                    out.take(back, hooks);
+                    let frames = std::mem::take(&mut out.frames);
+                    let _ = spare_frames.try_send(frames);
+                    let _ = spare.try_send(out);
+                    *next += 1;
+                    taken += 1;
+                }
+                let out = if wait && taken == 0 {
+                    outputs.recv().ok()
+                } else {
+                    outputs.try_recv().ok()
+                };
+                let Some(out) = out else {
+                    return (taken > 0 || !wait).then_some(taken);
+                };
+                early.insert(out.frames.seq, out);
+            },
+        }
+    }
+
+    /// Takes everything still to come back.
+    fn take_rest(&mut self, back: &mut Back, hooks: &mut dyn Hooks, spare_frames: &Sender<Frames>) {
+        while self.take(true, back, hooks, spare_frames).is_some() {}
+    }
+}
+
+/// [`super::run_with`] and [`super::run_rendered`] on several threads; see the module's
+/// comment.
+pub(super) fn run(
+    source: &mut Source,
+    cfg: Config,
+    hooks: &mut dyn Hooks,
+    render: Option<&dyn Render>,
+) -> (RunStats, End) {
     let mut back = Back::new(&cfg);
     back.need = hooks.need();
     let (to_front, packets) = bounded::<Packets>(IN_FLIGHT);
@@ -222,33 +612,63 @@ pub(super) fn run(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (R
     let (frames_tx, frames) = bounded::<Frames>(IN_FLIGHT + 1);
     let (spare_tx, spare) = bounded::<Frames>(IN_FLIGHT + 1);
     let (used_tx, used) = bounded::<Packets>(IN_FLIGHT + 1);
+    let (outputs_tx, outputs) = bounded::<Output>(IN_FLIGHT + 1);
+    let (spare_out_tx, spare_out) = bounded::<Output>(IN_FLIGHT + 1);
     let skip = AtomicBool::new(false);
     let skip = &skip;
+    let turns = Turns::new(TopicNames::new(cfg.topics));
+    let need = back.need.clone();
     let cfg = &cfg;
-    // The channels move in, so a panic here drops them and the front's thread ends.
+    let work = render.map(|render| Work {
+        need: &need,
+        render,
+        turns: &turns,
+        skip,
+    });
+    let work = work.as_ref();
+    // The channels move in, so a panic here drops them and the other threads end.
     std::thread::scope(move |s| {
-        let worker = std::thread::Builder::new()
+        let front = std::thread::Builder::new()
             .name("kwire-front".into())
             .spawn_scoped(s, move || front_thread(cfg, packets, frames_tx, spare, used_tx, skip));
-        let Ok(worker) = worker else {
+        let Ok(front) = front else {
             // No thread to be had: run on this one.
-            return super::run_single(source, cfg.clone(), hooks);
+            return super::run_single(source, cfg.clone(), hooks, render);
         };
+        let mut workers = 0;
+        if let Some(w) = work {
+            for n in 0..cfg.threads {
+                let (frames, outputs, spare) =
+                    (frames.clone(), outputs_tx.clone(), spare_out.clone());
+                let made = std::thread::Builder::new()
+                    .name(format!("kwire-work-{n}"))
+                    .spawn_scoped(s, move || worker_thread(w, frames, outputs, spare));
+                workers += usize::from(made.is_ok());
+            }
+        }
+        // Without a worker, the caller's thread renders (or delivers) as with one front.
+        let mut returns = if workers == 0 {
+            Returns::Front(frames, render)
+        } else {
+            drop(frames);
+            Returns::Workers {
+                outputs,
+                early: BTreeMap::new(),
+                next: 0,
+                spare: spare_out_tx,
+            }
+        };
+        drop(outputs_tx);
         let mut end = End::Complete;
         let mut number = 0u64;
         let mut batch = Packets::default();
         let mut in_flight = 0usize;
-        // Delivers one batch of frames back from the front, and hands its buffer back.
-        let take = |mut f: Frames, back: &mut Back, hooks: &mut dyn Hooks| {
-            f.deliver(back, hooks);
-            let _ = spare_tx.try_send(f);
-        };
         loop {
-            while let Ok(f) = frames.try_recv() {
-                in_flight -= 1;
-                take(f, &mut back, hooks);
+            if let Some(n) = returns.take(false, &mut back, hooks, &spare_tx) {
+                in_flight -= n;
             }
-            if back.stopped {
+            // Set by a worker that failed, too.
+            if back.stopped || skip.load(Ordering::Relaxed) {
                 break;
             }
             if hooks.poll(source).is_break() {
@@ -279,12 +699,9 @@ pub(super) fn run(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (R
             if idle && !batch.is_empty() {
                 // Never more than IN_FLIGHT out: wait for the oldest first.
                 while in_flight >= IN_FLIGHT {
-                    match frames.recv() {
-                        Ok(f) => {
-                            in_flight -= 1;
-                            take(f, &mut back, hooks);
-                        }
-                        Err(_) => break,
+                    match returns.take(true, &mut back, hooks, &spare_tx) {
+                        Some(n) => in_flight -= n,
+                        None => break,
                     }
                 }
                 if back.stopped {
@@ -297,9 +714,8 @@ pub(super) fn run(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (R
                 in_flight += 1;
             } else if idle && in_flight > 0 {
                 // Nothing to read now: wait for what the front holds.
-                if let Ok(f) = frames.recv() {
-                    in_flight -= 1;
-                    take(f, &mut back, hooks);
+                if let Some(n) = returns.take(true, &mut back, hooks, &spare_tx) {
+                    in_flight -= n;
                 }
             }
         }
@@ -310,10 +726,8 @@ pub(super) fn run(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (R
         }
         drop(to_front);
         // Everything still out, then the flush. Once stopped, it only counts.
-        for f in &frames {
-            take(f, &mut back, hooks);
-        }
-        let front = match worker.join() {
+        returns.take_rest(&mut back, hooks, &spare_tx);
+        let front = match front.join() {
             Ok(stats) => stats,
             Err(panic) => std::panic::resume_unwind(panic),
         };

@@ -30,10 +30,7 @@ const OUT_BUFFER: usize = 1 << 18;
 
 /// Prints messages as they complete; the end is reported on stderr.
 pub struct Printer {
-    format: Format,
-    select: Selection,
-    /// The `-e` fields, for `--format fields`.
-    columns: Option<Columns>,
+    look: Look,
     limit: Option<u64>,
     printed: u64,
     /// Shared with the record batch writer, which passes on the start of a long
@@ -44,14 +41,92 @@ pub struct Printer {
     buf: Vec<u8>,
     line: String,
     broken: bool,
+    /// What a record handed to `print` must have decoded (see [`Printer::need`]).
+    need: Need,
+}
+
+/// What a [`Printer`] makes of each message, apart from where it goes: the part that
+/// may run on several threads at once (see [`Printer::look`]).
+#[derive(Clone, Debug)]
+pub struct Look {
+    format: Format,
+    select: Selection,
+    /// The `-e` fields, for `--format fields`.
+    columns: Option<Columns>,
     /// ANSI colour in summary lines.
     color: bool,
     /// The inputs' paths when several are merged: NDJSON then names each message's file.
     files: Vec<String>,
-    /// What a record handed to `print` must have decoded (see [`Printer::need`]).
-    need: Need,
     /// When choosing reads less than the format shows: the decode for the chosen ones.
     full: Option<Need>,
+}
+
+thread_local! {
+    /// A worker thread's line for the text formats, reused.
+    static LINE: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+impl Look {
+    /// Appends `r` as printed to `out`; false (and nothing appended) when the choice of
+    /// messages leaves it out. NDJSON is written whole here, never passed on early.
+    pub fn render(&self, r: &Record<'_>, out: &mut Vec<u8>) -> bool {
+        self.chosen(r, |r| {
+            if self.format == Format::Json {
+                json::write_record_in(out, r, self.file(r));
+            } else {
+                LINE.with(|line| {
+                    let mut line = line.borrow_mut();
+                    line.clear();
+                    self.write_text(&mut line, r);
+                    out.extend_from_slice(line.as_bytes());
+                    // A long line's buffer is not kept for the next message.
+                    if line.capacity() > crate::records::json::SPILL_AT * 2 {
+                        *line = String::new();
+                    }
+                });
+            }
+        })
+    }
+
+    /// Runs `f` on `r` as shown (decoded again in full when the choice read less) if the
+    /// choice of messages keeps it; whether it did.
+    fn chosen(&self, r: &Record<'_>, f: impl FnOnce(&Record<'_>)) -> bool {
+        if !self.select.matches(r) {
+            return false;
+        }
+        match &self.full {
+            Some(need) => f(&r.redecoded(need)),
+            None => f(r),
+        }
+        true
+    }
+
+    /// The input file NDJSON names, when several are read.
+    fn file(&self, r: &Record<'_>) -> Option<&str> {
+        self.files.get(r.file as usize).map(String::as_str)
+    }
+
+    /// The text formats' output for `r`.
+    fn write_text(&self, line: &mut String, r: &Record<'_>) {
+        match self.format {
+            Format::Summary => {
+                if self.color {
+                    summary::write_line_colored(line, r);
+                } else {
+                    summary::write_line(line, r);
+                }
+                line.push('\n');
+            }
+            Format::Tree => tree::write_record(line, r),
+            Format::Json => {}
+            Format::Fields => {
+                if let Some(c) = &self.columns {
+                    line.push_str(&c.line(r));
+                    line.push('\n');
+                }
+            }
+        }
+    }
 }
 
 impl Printer {
@@ -59,9 +134,14 @@ impl Printer {
     /// `line_flush` flushes after each one (live capture into a pipe).
     pub fn new(format: Format, select: Selection, limit: Option<u64>, line_flush: bool) -> Printer {
         let mut p = Printer {
-            format,
-            select,
-            columns: None,
+            look: Look {
+                format,
+                select,
+                columns: None,
+                color: false,
+                files: Vec::new(),
+                full: None,
+            },
             limit,
             printed: 0,
             out: Rc::new(RefCell::new(io::BufWriter::with_capacity(
@@ -72,10 +152,7 @@ impl Printer {
             buf: Vec::with_capacity(4096),
             line: String::with_capacity(256),
             broken: false,
-            color: false,
-            files: Vec::new(),
             need: Need::all(),
-            full: None,
         };
         p.plan();
         p
@@ -89,19 +166,25 @@ impl Printer {
         self.need.clone()
     }
 
+    /// What it makes of each message, for rendering elsewhere (see [`Printer::take`]).
+    pub fn look(&self) -> &Look {
+        &self.look
+    }
+
     fn plan(&mut self) {
-        let shows = match self.format {
+        let look = &mut self.look;
+        let shows = match look.format {
             Format::Summary => crate::apis::summary_need(),
             Format::Tree | Format::Json => Need::all(),
-            Format::Fields => self
+            Format::Fields => look
                 .columns
                 .as_ref()
                 .map_or_else(Need::header, |c| c.need()),
         };
-        let chooses = self.select.need();
-        (self.need, self.full) = if shows.is_all() && !self.select.is_empty() {
+        let chooses = look.select.need();
+        (self.need, look.full) = if shows.is_all() && !look.select.is_empty() {
             (chooses, Some(shows))
-        } else if self.select.is_empty() {
+        } else if look.select.is_empty() {
             (shows, None)
         } else {
             (chooses.union(&shows), None)
@@ -111,7 +194,7 @@ impl Printer {
     /// Colours summary lines (requests, responses, errors, warnings, slow latency); tree
     /// and JSON stay plain.
     pub fn with_color(mut self, color: bool) -> Printer {
-        self.color = color;
+        self.look.color = color;
         self
     }
 
@@ -119,7 +202,7 @@ impl Printer {
     /// object carries `file`.
     pub fn with_files(mut self, files: &[String]) -> Printer {
         if files.len() > 1 {
-            self.files = files.to_vec();
+            self.look.files = files.to_vec();
         }
         self
     }
@@ -130,72 +213,67 @@ impl Printer {
         if columns.header {
             let _ = writeln!(self.out.borrow_mut(), "{}", columns.header_line());
         }
-        self.columns = Some(columns);
+        self.look.columns = Some(columns);
         self.plan();
         self
     }
 
     /// Prints one message if selected; `Break` once the limit is reached or stdout is gone.
     pub fn print(&mut self, r: &Record<'_>) -> ControlFlow<()> {
-        if self.broken || self.limit.is_some_and(|n| self.printed >= n) {
+        if self.done() {
             return ControlFlow::Break(());
         }
-        if !self.select.matches(r) {
-            return ControlFlow::Continue(());
-        }
-        let whole;
-        let r = match &self.full {
-            Some(need) => {
-                whole = r.redecoded(need);
-                &whole
-            }
-            None => r,
-        };
+        let look = &self.look;
         // Text views write into `line`, NDJSON into `buf`; both are reused.
         self.buf.clear();
         self.line.clear();
-        match self.format {
-            Format::Summary => {
-                if self.color {
-                    summary::write_line_colored(&mut self.line, r);
-                } else {
-                    summary::write_line(&mut self.line, r);
-                }
-                self.line.push('\n');
-            }
-            Format::Tree => tree::write_record(&mut self.line, r),
-            Format::Json => {
-                let file = self.files.get(r.file as usize).map(String::as_str);
-                let spill: crate::records::json::Spill = self.out.clone();
+        let (buf, line, out) = (&mut self.buf, &mut self.line, &self.out);
+        let shown = look.chosen(r, |r| {
+            if look.format == Format::Json {
+                let spill: crate::records::json::Spill = out.clone();
                 crate::records::json::set_spill(Some(spill));
-                json::write_record_in(&mut self.buf, r, file);
+                json::write_record_in(buf, r, look.file(r));
                 crate::records::json::set_spill(None);
+            } else {
+                look.write_text(line, r);
             }
-            Format::Fields => {
-                if let Some(c) = &self.columns {
-                    self.line.push_str(&c.line(r));
-                    self.line.push('\n');
-                }
-            }
+        });
+        if !shown {
+            return ControlFlow::Continue(());
         }
-        let bytes = if self.format == Format::Json {
+        let bytes = if look.format == Format::Json {
             self.buf.as_slice()
         } else {
             self.line.as_bytes()
         };
-        let mut out = self.out.borrow_mut();
-        let written = out.write_all(bytes).and_then(|()| {
-            if self.line_flush {
-                out.flush()
-            } else {
-                Ok(())
-            }
-        });
-        drop(out);
+        let written = write(&self.out, self.line_flush, bytes);
         // A long line's buffer is not kept for the next message.
         if self.buf.capacity() > crate::records::json::SPILL_AT * 2 {
             self.buf = Vec::with_capacity(4096);
         }
+        self.count(written)
+    }
+
+    /// Prints a message rendered elsewhere by [`Printer::look`] (`shown`: it was not left
+    /// out); `Break` once the limit is reached or stdout is gone, as [`Printer::print`].
+    pub fn take(&mut self, bytes: &[u8], shown: bool) -> ControlFlow<()> {
+        if self.done() {
+            return ControlFlow::Break(());
+        }
+        if !shown {
+            return ControlFlow::Continue(());
+        }
+        let written = write(&self.out, self.line_flush, bytes);
+        self.count(written)
+    }
+
+    /// The limit is reached or stdout is gone.
+    fn done(&self) -> bool {
+        self.broken || self.limit.is_some_and(|n| self.printed >= n)
+    }
+
+    /// Counts one message printed, or stdout gone.
+    fn count(&mut self, written: io::Result<()>) -> ControlFlow<()> {
         if written.is_err() {
             // The reader went away (e.g. `| head`): stop quietly.
             self.broken = true;
@@ -212,4 +290,11 @@ impl Printer {
     pub fn finish(&mut self) {
         let _ = self.out.borrow_mut().flush();
     }
+}
+
+/// Writes one printed message, flushed with `flush`.
+fn write(out: &RefCell<Stdout>, flush: bool, bytes: &[u8]) -> io::Result<()> {
+    let mut out = out.borrow_mut();
+    out.write_all(bytes)
+        .and_then(|()| if flush { out.flush() } else { Ok(()) })
 }

@@ -266,3 +266,31 @@ pub fn run_lib(file: &Path, cfg: Config) -> LibRun {
         end,
     }
 }
+
+// ---- Kafka's schemas from the jars ---------------------------------------
+
+/// Says a jar-dependent test is skipped; under `CI=true` the jars are required, so it fails.
+pub fn skip(why: &str) {
+    let msg = format!(
+        "SKIP: {why}; get one with `mvn dependency:get -Dartifact=org.apache.kafka:kafka-clients:4.4.0`"
+    );
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{msg} (CI=true: the jars are required)"
+    );
+    eprintln!("\n*** {msg} ***\n");
+}
+
+/// Installs the jars' schemas once for this test binary (secrets redacted, as by default);
+/// false when no jar is found.
+pub fn loaded() -> bool {
+    static LOADED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *LOADED.get_or_init(|| {
+        let l = kwire::codec::Search::from_env(Vec::new()).load();
+        if l.schemas.sources().is_empty() {
+            return false;
+        }
+        let codec = kwire::codec::Codec::new(l.schemas, kwire::codec::DecodeOptions::default());
+        kwire::codec::install(codec).is_ok()
+    })
+}

@@ -1,0 +1,272 @@
+//! `kwire::run_rendered` on worker threads hands the caller's thread exactly what one
+//! thread does: the same bytes in the same order, the same counters, the same stop. The
+//! captures here make the one state a message's output reads from earlier ones, topic
+//! names, change all the time: Metadata responses name (and rename) topic ids, Fetch
+//! requests and responses carry only the ids, over many batches, with eviction. Needs a
+//! kafka-clients jar (the encoder and the decoder read its schemas): without one these
+//! tests SKIP loudly, and fail under `CI=true`.
+
+mod common;
+
+use common::{loaded, skip};
+
+use common::pcap_packets;
+use kwire::codec;
+use kwire::synth::kafka::Rng;
+use kwire::synth::{Flow, Link};
+use kwire::{Config, Hooks, Record, Render, Rendered, RunStats, Source};
+use serde_json::json;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::ops::ControlFlow;
+use std::path::Path;
+
+const IDS: usize = 60;
+
+fn id(i: usize) -> String {
+    format!("6a2f3b4c-5d6e-4f70-8192-{:012x}", 0xa3b4c5d6e700 + i)
+}
+
+/// Metadata responses naming a few ids each (names change every 2,000 exchanges),
+/// Fetch v13 requests and responses carrying ids only, on many connections.
+fn capture(exchanges: usize) -> Vec<(i64, Vec<u8>)> {
+    let c = codec::current();
+    let mut rng = Rng::new(11);
+    let mut flows: Vec<Flow> = (0..40u16)
+        .map(|i| {
+            let client =
+                SocketAddr::new(IpAddr::V4(Ipv4Addr::new(10, 1, 0, i as u8 + 1)), 41000 + i);
+            let server = SocketAddr::new(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)), 9092);
+            Flow::new(client, server)
+        })
+        .collect();
+    let mut ts: i64 = 1_764_441_600_000_000_000;
+    let mut out = Vec::new();
+    let mut take = |flow: &mut Flow, out: &mut Vec<(i64, Vec<u8>)>| {
+        for (_, p) in flow.drain_packets() {
+            ts += 3_000;
+            out.push((ts, p));
+        }
+    };
+    for f in flows.iter_mut() {
+        f.syn_handshake();
+        take(f, &mut out);
+    }
+    for n in 0..exchanges {
+        let Some(flow) = flows.get_mut(rng.below(40) as usize) else {
+            continue;
+        };
+        let corr = n as i32;
+        let generation = n / 2000;
+        let picked: Vec<usize> = (0..1 + rng.below(3))
+            .map(|_| rng.below(IDS as u64) as usize)
+            .collect();
+        if rng.below(6) == 0 {
+            let topics: Vec<_> = picked
+                .iter()
+                .map(|&i| {
+                    json!({"ErrorCode": 0, "Name": format!("topic-{i}-g{generation}"), "TopicId": id(i),
+                        "Partitions": []})
+                })
+                .collect();
+            flow.client_send(
+                &c.encode_request(3, 12, corr, Some("c"), &json!({"Topics": null}))
+                    .unwrap(),
+            );
+            flow.server_send(
+                &c.encode_response(
+                    3,
+                    12,
+                    corr,
+                    &json!({"Brokers": [], "ControllerId": 1, "Topics": topics}),
+                )
+                .unwrap(),
+            );
+        } else {
+            let topics: Vec<_> = picked
+                .iter()
+                .map(|&i| json!({"TopicId": id(i), "Partitions": [{"Partition": 0, "FetchOffset": n}]}))
+                .collect();
+            let answers: Vec<_> = picked
+                .iter()
+                .map(|&i| json!({"TopicId": id(i), "Partitions": [{"PartitionIndex": 0, "HighWatermark": n}]}))
+                .collect();
+            flow.client_send(
+                &c.encode_request(
+                    1,
+                    13,
+                    corr,
+                    Some("c"),
+                    &json!({"MaxWaitMs": 500, "Topics": topics}),
+                )
+                .unwrap(),
+            );
+            flow.server_send(
+                &c.encode_response(1, 13, corr, &json!({"Responses": answers}))
+                    .unwrap(),
+            );
+        }
+        take(flow, &mut out);
+    }
+    out
+}
+
+/// Every view of a message, as the bytes a run hands over.
+struct AllViews;
+
+impl Render for AllViews {
+    fn render(&self, r: &Record<'_>, out: &mut Vec<u8>) -> Rendered {
+        let mut text = kwire::view::summary::line(r);
+        text.push('\n');
+        text.push_str(&kwire::view::tree::record(r));
+        out.extend_from_slice(text.as_bytes());
+        kwire::view::json::write_record(out, r);
+        Rendered {
+            shown: true,
+            note: None,
+        }
+    }
+}
+
+/// What the caller's thread was handed, in order.
+#[derive(Default)]
+struct Taken {
+    bytes: Vec<u8>,
+    messages: u64,
+    /// Handed whole rather than rendered (longer than `RENDER_MAX`).
+    whole: u64,
+    stop_after: Option<u64>,
+}
+
+impl Taken {
+    fn counted(&mut self) -> ControlFlow<()> {
+        self.messages += 1;
+        if self.stop_after.is_some_and(|n| self.messages >= n) {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl Hooks for Taken {
+    fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+        self.whole += 1;
+        AllViews.render(r, &mut self.bytes);
+        self.counted()
+    }
+
+    fn rendered(&mut self, bytes: &[u8], r: &Rendered) -> ControlFlow<()> {
+        assert!(r.shown);
+        self.bytes.extend_from_slice(bytes);
+        self.counted()
+    }
+}
+
+fn config(threads: usize) -> Config {
+    let mut cfg = Config {
+        threads,
+        ..Config::default()
+    };
+    // Fewer ids than the capture names: names are forgotten and learned again.
+    cfg.topics.max_ids = 25;
+    cfg
+}
+
+fn rendered(path: &Path, threads: usize, stop_after: Option<u64>) -> (Taken, RunStats) {
+    let mut source = Source::open_file(path).unwrap();
+    let mut taken = Taken {
+        stop_after,
+        ..Taken::default()
+    };
+    let (stats, end) = kwire::run_rendered(&mut source, config(threads), &mut taken, &AllViews);
+    assert!(matches!(end, kwire::End::Complete), "{end:?}");
+    (taken, stats)
+}
+
+/// The reference: one thread, each record handed to `message` and rendered there.
+fn plain(path: &Path) -> (Taken, RunStats) {
+    let mut source = Source::open_file(path).unwrap();
+    let mut taken = Taken::default();
+    let (stats, _) = kwire::run_with(&mut source, config(1), &mut taken);
+    (taken, stats)
+}
+
+#[test]
+fn topic_names_come_out_the_same_on_workers() {
+    if !loaded() {
+        return skip("no kafka-clients jar found");
+    }
+    let file = pcap_packets(Link::Ethernet, &capture(12_000));
+    let (want, want_stats) = plain(file.path());
+    assert_eq!(want.messages, 24_000);
+    let text = String::from_utf8_lossy(&want.bytes);
+    // Names were learned, renamed and forgotten along the way, and shown.
+    let t = want_stats.topics;
+    assert!(t.learned > 100 && t.evicted > 50, "{t:?}");
+    assert!(text.contains("(topic \"topic-") && text.contains("-g5\")"));
+    for threads in [1, 2, 3] {
+        let (got, stats) = rendered(file.path(), threads, None);
+        assert_eq!(got.whole, 0);
+        assert_eq!(got.messages, want.messages, "{threads} threads");
+        assert!(
+            got.bytes == want.bytes,
+            "{threads} threads: the bytes differ"
+        );
+        assert_eq!(stats.topics, want_stats.topics, "{threads} threads");
+        assert_eq!(kwire::report_text(&stats), kwire::report_text(&want_stats));
+    }
+}
+
+#[test]
+fn a_stop_on_workers_stops_where_one_thread_does() {
+    if !loaded() {
+        return skip("no kafka-clients jar found");
+    }
+    let file = pcap_packets(Link::Ethernet, &capture(6_000));
+    for n in [1, 2_500, 7_001] {
+        let (one, s1) = rendered(file.path(), 1, Some(n));
+        let (two, s2) = rendered(file.path(), 2, Some(n));
+        assert_eq!((one.messages, two.messages), (n, n));
+        assert!(one.bytes == two.bytes, "stop at {n}: the bytes differ");
+        assert_eq!(s1.messages, s2.messages, "stop at {n}");
+        assert_eq!(s1.topics, s2.topics, "stop at {n}");
+    }
+}
+
+/// A message longer than `RENDER_MAX` is handed whole to `message` on the caller's
+/// thread (its output may be too long to hold), in its place among the others.
+#[test]
+fn a_long_message_is_rendered_on_the_callers_thread() {
+    if !loaded() {
+        return skip("no kafka-clients jar found");
+    }
+    use kwire::records::encode::{BatchSpec, RecordSpec};
+    let c = codec::current();
+    let value = vec![b'x'; kwire::RENDER_MAX + 1000];
+    let batch = BatchSpec {
+        records: vec![RecordSpec::new(0, Some(b"k"), Some(&value))],
+        ..BatchSpec::default()
+    }
+    .encode();
+    let hex: String = batch.iter().map(|b| format!("{b:02x}")).collect();
+    let mut f = common::flow();
+    for corr in 0..3 {
+        let produce = json!({"TransactionalId": null, "Acks": 1, "TimeoutMs": 1000,
+            "TopicData": [{"Name": "big", "PartitionData": [{"Index": 0, "Records": hex}]}]});
+        f.client_send(&c.encode_request(0, 9, corr, Some("p"), &produce).unwrap());
+        f.client_send(
+            &c.encode_request(3, 12, 100 + corr, Some("p"), &json!({"Topics": null}))
+                .unwrap(),
+        );
+    }
+    let file = common::pcap(&[&f]);
+    let (want, _) = plain(file.path());
+    assert_eq!(want.messages, 6);
+    for threads in [1, 2] {
+        let (got, _) = rendered(file.path(), threads, None);
+        assert_eq!((got.messages, got.whole), (6, 3), "{threads} threads");
+        assert!(
+            got.bytes == want.bytes,
+            "{threads} threads: the bytes differ"
+        );
+    }
+}
