@@ -88,8 +88,7 @@ pub use dissect::{Record, VersionSource, dissect};
 pub use filter::Columns;
 /// The read loop, its configuration and its end-of-run counters.
 pub use pipeline::{
-    Config, End, Hooks, Limits, RENDER_MAX, Render, Rendered, RunStats, parse_size, run,
-    run_rendered, run_with,
+    Config, End, Hooks, Limits, Render, Rendered, RunStats, parse_size, run, run_rendered, run_with,
 };
 /// Which messages to show: API selection and the display filter.
 pub use select::{Filter, Selection};

@@ -527,8 +527,11 @@ fn deliver(
 /// Per-message work that may run on several threads at once (see [`run_rendered`]): the
 /// bytes a message prints.
 pub trait Render: Sync {
-    /// Appends what `r` prints to `out` (nothing when it prints nothing).
-    fn render(&self, r: &Record<'_>, out: &mut Vec<u8>) -> Rendered;
+    /// Appends what `r` prints to `out` (nothing when it prints nothing). None when the
+    /// output is too long to hold whole: the record then goes to [`Hooks::message`] on the
+    /// caller's thread (where output can stream out as it is made), and what was appended
+    /// is dropped.
+    fn render(&self, r: &Record<'_>, out: &mut Vec<u8>) -> Option<Rendered>;
 }
 
 /// What [`Render::render`] says of a message besides its bytes.
@@ -540,25 +543,19 @@ pub struct Rendered {
     pub note: Option<String>,
 }
 
-/// Messages longer than this are handed to [`Hooks::message`] on the caller's thread
-/// rather than rendered on a worker: their output may be too long to hold whole (the
-/// NDJSON writer streams a long record-batch line out as it goes).
-pub const RENDER_MAX: usize = 1 << 20;
-
 /// The sink of a rendered run: each message rendered where it is decoded and handed to
-/// [`Hooks::rendered`], or to [`Hooks::message`] when longer than [`RENDER_MAX`].
+/// [`Hooks::rendered`], or to [`Hooks::message`] when too long to render whole.
 fn rendered_sink<'h>(
     hooks: &'h mut dyn Hooks,
     render: &'h dyn Render,
     buf: &'h mut Vec<u8>,
 ) -> impl FnMut(&Record<'_>) -> ControlFlow<()> + 'h {
     move |r| {
-        if r.data.len() > RENDER_MAX {
-            return hooks.message(r);
-        }
         buf.clear();
-        let done = render.render(r, buf);
-        hooks.rendered(buf, &done)
+        match render.render(r, buf) {
+            Some(done) => hooks.rendered(buf, &done),
+            None => hooks.message(r),
+        }
     }
 }
 
@@ -584,8 +581,8 @@ pub trait Hooks {
     }
 
     /// In a [`run_rendered`]: each message's bytes and what rendering said of it, in the
-    /// order they complete (a long one goes to [`Hooks::message`] instead); `Break` stops
-    /// the run.
+    /// order they complete (one too long to render whole goes to [`Hooks::message`]
+    /// instead); `Break` stops the run.
     fn rendered(&mut self, _bytes: &[u8], _r: &Rendered) -> ControlFlow<()> {
         ControlFlow::Continue(())
     }

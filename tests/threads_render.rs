@@ -11,7 +11,7 @@ mod common;
 use common::{loaded, skip};
 
 use common::pcap_packets;
-use kwire::codec;
+use kwire::codec::{self, Search};
 use kwire::synth::kafka::Rng;
 use kwire::synth::{Flow, Link};
 use kwire::{Config, Hooks, Record, Render, Rendered, RunStats, Source};
@@ -113,17 +113,27 @@ fn capture(exchanges: usize) -> Vec<(i64, Vec<u8>)> {
 /// Every view of a message, as the bytes a run hands over.
 struct AllViews;
 
+/// Messages this long are "too long to render whole" here, as a printer says of one
+/// whose output would be.
+const LONG: usize = 1 << 20;
+
 impl Render for AllViews {
-    fn render(&self, r: &Record<'_>, out: &mut Vec<u8>) -> Rendered {
+    fn render(&self, r: &Record<'_>, out: &mut Vec<u8>) -> Option<Rendered> {
+        // Something appended first: what was appended must be dropped.
+        out.extend_from_slice(b"partial");
+        if r.data.len() > LONG {
+            return None;
+        }
+        out.truncate(out.len() - b"partial".len());
         let mut text = kwire::view::summary::line(r);
         text.push('\n');
         text.push_str(&kwire::view::tree::record(r));
         out.extend_from_slice(text.as_bytes());
         kwire::view::json::write_record(out, r);
-        Rendered {
+        Some(Rendered {
             shown: true,
             note: None,
-        }
+        })
     }
 }
 
@@ -149,8 +159,12 @@ impl Taken {
 
 impl Hooks for Taken {
     fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
-        self.whole += 1;
-        AllViews.render(r, &mut self.bytes);
+        self.whole += u64::from(r.data.len() > LONG);
+        let mut text = kwire::view::summary::line(r);
+        text.push('\n');
+        text.push_str(&kwire::view::tree::record(r));
+        self.bytes.extend_from_slice(text.as_bytes());
+        kwire::view::json::write_record(&mut self.bytes, r);
         self.counted()
     }
 
@@ -232,8 +246,9 @@ fn a_stop_on_workers_stops_where_one_thread_does() {
     }
 }
 
-/// A message longer than `RENDER_MAX` is handed whole to `message` on the caller's
-/// thread (its output may be too long to hold), in its place among the others.
+/// A message the renderer finds too long to render whole is handed to `message` on the
+/// caller's thread, in its place among the others; `kwire read` does that with a record
+/// batch whose NDJSON is longer than it holds, and prints the same as on one thread.
 #[test]
 fn a_long_message_is_rendered_on_the_callers_thread() {
     if !loaded() {
@@ -241,7 +256,7 @@ fn a_long_message_is_rendered_on_the_callers_thread() {
     }
     use kwire::records::encode::{BatchSpec, RecordSpec};
     let c = codec::current();
-    let value = vec![b'x'; kwire::RENDER_MAX + 1000];
+    let value = vec![b'x'; LONG + 1000];
     let batch = BatchSpec {
         records: vec![RecordSpec::new(0, Some(b"k"), Some(&value))],
         ..BatchSpec::default()
@@ -268,5 +283,62 @@ fn a_long_message_is_rendered_on_the_callers_thread() {
             got.bytes == want.bytes,
             "{threads} threads: the bytes differ"
         );
+    }
+    let jar = Search::from_env(Vec::new())
+        .paths()
+        .0
+        .into_iter()
+        .next()
+        .unwrap();
+    let jar = jar.to_str().unwrap();
+    let path = file.path().to_str().unwrap();
+    for format in ["json", "tree", "summary"] {
+        let run = |threads| {
+            let args = [
+                "read",
+                "-q",
+                "--schemas",
+                jar,
+                "--format",
+                format,
+                "--threads",
+                threads,
+                path,
+            ];
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_kwire"))
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{args:?}");
+            out.stdout
+        };
+        let one = run("1");
+        assert!(one == run("2"), "{format}: the output differs");
+        // The printer's own choice: the big batches' NDJSON is too long to hold whole.
+        let printer = kwire::Printer::new(
+            if format == "json" {
+                kwire::Format::Json
+            } else {
+                kwire::Format::Tree
+            },
+            kwire::Selection::default(),
+            None,
+            false,
+        );
+        let mut said = Vec::new();
+        let mut source = Source::open_file(file.path()).unwrap();
+        kwire::run(&mut source, config(1), &mut |r| {
+            said.push(printer.look().render(r, &mut Vec::new()));
+            ControlFlow::Continue(())
+        });
+        let long = if format == "json" { None } else { Some(true) };
+        assert_eq!(
+            said,
+            [long, Some(true), long, Some(true), long, Some(true)],
+            "{format}"
+        );
+        if format == "json" {
+            assert!(one.len() > 3 * LONG, "{format}: {} bytes", one.len());
+        }
     }
 }

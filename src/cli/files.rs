@@ -151,11 +151,11 @@ struct Render {
 }
 
 impl kwire::Render for Render {
-    fn render(&self, r: &kwire::Record<'_>, out: &mut Vec<u8>) -> kwire::Rendered {
-        kwire::Rendered {
-            shown: self.look.render(r, out),
+    fn render(&self, r: &kwire::Record<'_>, out: &mut Vec<u8>) -> Option<kwire::Rendered> {
+        Some(kwire::Rendered {
+            shown: self.look.render(r, out)?,
             note: self.notes.note(r),
-        }
+        })
     }
 }
 

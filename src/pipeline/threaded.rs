@@ -17,8 +17,8 @@
 //! wait for its turn (every earlier batch has seen the names), and render those after.
 
 use super::{
-    Back, Carried, Config, Counted, Emit, End, Front, Hooks, RENDER_MAX, Render, Rendered,
-    RunStats, deliver,
+    Back, Carried, Config, Counted, Emit, End, Front, Hooks, Render, Rendered, RunStats,
+    deliver,
 };
 use crate::capture::{CaptureError, Packet, Source};
 use crate::codec::{self, Need};
@@ -37,9 +37,11 @@ use std::time::Duration;
 
 /// Batches sent to the front and not yet back.
 const IN_FLIGHT: usize = 4;
-/// A batch of packets is sent when it holds this many packets or bytes.
+/// A batch of packets is sent when it holds this many packets or bytes. Its rendered
+/// output is held until its turn (a tree is some 20 times its record batches' bytes), so
+/// the bytes stay small enough for peak memory to stay flat.
 const BATCH_PACKETS: usize = 1024;
-const BATCH_BYTES: usize = 256 << 10;
+const BATCH_BYTES: usize = 64 << 10;
 /// A buffer that grew past this (a huge frame) is not kept for reuse.
 const KEEP_BYTES: usize = 4 << 20;
 /// How long a live read may wait when nothing is pending (as on one thread).
@@ -213,7 +215,7 @@ struct Done {
     start: usize,
     end: usize,
     rendered: Rendered,
-    /// None: too long to render on a worker; dissected again on the caller's thread.
+    /// None: too long to render whole on a worker; dissected again on the caller's thread.
     counted: Option<Counted>,
     /// For one rendered on the caller's thread: the names it was given in its turn.
     names: IdNames,
@@ -450,7 +452,7 @@ fn render_batch(w: &Work<'_>, batch: &mut Frames, out: &mut Output) {
 }
 
 /// Renders one dissected message into `bytes`, or leaves it to the caller's thread when
-/// it is too long to hold its output whole.
+/// its output is too long to hold whole.
 fn finish(
     w: &Work<'_>,
     item: &mut Frame,
@@ -459,14 +461,19 @@ fn finish(
     bytes: &mut Vec<u8>,
 ) {
     if let Some(d) = done {
-        if r.data.len() > RENDER_MAX {
-            d.names = std::mem::take(&mut r.topic_names);
-        } else {
-            r.tls = item.carried.tls.take();
-            d.counted = Some(Counted::of(&r));
-            d.start = bytes.len();
-            d.rendered = w.render.render(&r, bytes);
-            d.end = bytes.len();
+        // Taken for rendering; put back if the caller's thread renders it.
+        r.tls = item.carried.tls.take();
+        let start = bytes.len();
+        match w.render.render(&r, bytes) {
+            Some(rendered) => {
+                d.counted = Some(Counted::of(&r));
+                (d.start, d.end, d.rendered) = (start, bytes.len(), rendered);
+            }
+            None => {
+                bytes.truncate(start);
+                d.names = std::mem::take(&mut r.topic_names);
+                item.carried.tls = r.tls.take();
+            }
         }
     }
     codec::recycle(std::mem::take(&mut r.msg.tree.nodes));

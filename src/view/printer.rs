@@ -64,28 +64,71 @@ pub struct Look {
 thread_local! {
     /// A worker thread's line for the text formats, reused.
     static LINE: RefCell<String> = const { RefCell::new(String::new()) };
+    /// A worker thread's NDJSON line, reused.
+    static JSON: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static TOO_LONG: Rc<RefCell<TooLong>> = Rc::new(RefCell::new(TooLong::default()));
+}
+
+/// Where a worker's NDJSON writer passes on a line that grew past `SPILL_AT`: nowhere.
+/// It notes that the line was too long to render here.
+#[derive(Default)]
+struct TooLong(bool);
+
+impl Write for TooLong {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 = true;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 impl Look {
-    /// Appends `r` as printed to `out`; false (and nothing appended) when the choice of
-    /// messages leaves it out. NDJSON is written whole here, never passed on early.
-    pub fn render(&self, r: &Record<'_>, out: &mut Vec<u8>) -> bool {
-        self.chosen(r, |r| {
+    /// Appends `r` as printed to `out` (on any thread); false, and nothing appended,
+    /// when the choice of messages leaves it out. None, and nothing appended, when its
+    /// output is longer than [`crate::records::json::SPILL_AT`]: [`Printer::print`]
+    /// then prints it, streaming a long NDJSON line out as it is written.
+    pub fn render(&self, r: &Record<'_>, out: &mut Vec<u8>) -> Option<bool> {
+        use crate::records::json::{SPILL_AT, Spill, set_spill};
+        let mut fits = true;
+        let shown = self.chosen(r, |r| {
             if self.format == Format::Json {
-                json::write_record_in(out, r, self.file(r));
+                JSON.with(|line| {
+                    let mut line = line.borrow_mut();
+                    line.clear();
+                    let too_long = TOO_LONG.with(Rc::clone);
+                    too_long.borrow_mut().0 = false;
+                    let spill: Spill = too_long.clone();
+                    set_spill(Some(spill));
+                    json::write_record_in(&mut line, r, self.file(r));
+                    set_spill(None);
+                    fits = !too_long.borrow().0 && line.len() <= SPILL_AT;
+                    if fits {
+                        out.extend_from_slice(&line);
+                    }
+                    // A long line's buffer is not kept for the next message.
+                    if line.capacity() > SPILL_AT * 2 {
+                        *line = Vec::new();
+                    }
+                });
             } else {
                 LINE.with(|line| {
                     let mut line = line.borrow_mut();
                     line.clear();
                     self.write_text(&mut line, r);
-                    out.extend_from_slice(line.as_bytes());
-                    // A long line's buffer is not kept for the next message.
-                    if line.capacity() > crate::records::json::SPILL_AT * 2 {
+                    fits = line.len() <= SPILL_AT;
+                    if fits {
+                        out.extend_from_slice(line.as_bytes());
+                    }
+                    if line.capacity() > SPILL_AT * 2 {
                         *line = String::new();
                     }
                 });
             }
-        })
+        });
+        fits.then_some(shown)
     }
 
     /// Runs `f` on `r` as shown (decoded again in full when the choice read less) if the
