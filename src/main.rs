@@ -220,9 +220,10 @@ struct Common {
     /// "<redacted N bytes>".
     #[arg(long)]
     show_secrets: bool,
-    /// Threads to use: 1 runs everything on one; 2 reads, reassembles and frames on one
-    /// and decodes and prints on the other (more uses 2). Default: 2 when the machine has
-    /// 2 cores or more, else 1.
+    /// Threads to use: 1 runs everything on one. With N of 2 or more, one thread
+    /// reassembles and frames; `read` decodes and formats on N more (the main thread reads
+    /// and prints), the other commands decode on the main one. Default: 2 when the machine
+    /// has 2 cores or more, else 1.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
     #[command(flatten)]
