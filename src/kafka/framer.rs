@@ -16,6 +16,8 @@ use std::net::SocketAddr;
 
 /// Packets remembered for the bytes a framer holds.
 const MARKS: usize = 1024;
+/// Bytes of room a partial frame's buffer starts with.
+const PARTIAL_ROOM: usize = 1024;
 
 /// Where a packet's bytes lie in a framer's stream, and the packet.
 #[derive(Debug, Clone, Copy)]
@@ -392,7 +394,10 @@ impl Framer {
                 let left = view.get(pos..).unwrap_or_default();
                 if !left.is_empty() {
                     if self.buf.capacity() == 0 {
-                        self.buf = Vec::with_capacity(left.len());
+                        // Room for the rest of a small frame too, so it completes without
+                        // growing the buffer (a few hundred bytes at most; not the size
+                        // prefix's claim).
+                        self.buf = Vec::with_capacity(left.len().max(PARTIAL_ROOM));
                     }
                     self.buf.extend_from_slice(left);
                 }

@@ -299,9 +299,15 @@ impl HalfStream {
     }
 
     fn remember(&mut self, cap: usize, bytes: &[u8]) {
-        if self.history.capacity() == 0 {
-            // Grown in a few large steps rather than many small ones (it is bounded by `cap`).
-            self.history.reserve(cap.min(HISTORY_START));
+        let want = (self.history.len() + bytes.len()).min(cap);
+        if want > self.history.capacity() {
+            // Two steps rather than many small ones: some room, then all of `cap`.
+            let room = if self.history.capacity() == 0 {
+                cap.min(HISTORY_START).max(want)
+            } else {
+                cap
+            };
+            self.history.reserve_exact(room - self.history.len());
         }
         if bytes.len() >= cap {
             self.history.clear();
