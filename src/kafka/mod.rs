@@ -291,8 +291,10 @@ impl Sessions {
                 StreamEvent::Opened { .. } | StreamEvent::Closed { .. } => {}
             }
         }
-        let over = others + queue.bytes() > cfg.max_reorder;
-        queue.release(c.hold().filter(|_| !over), out);
+        if !queue.is_empty() {
+            let over = others + queue.bytes() > cfg.max_reorder;
+            queue.release(c.hold().filter(|_| !over), out);
+        }
         stats.out_of_order += queue.take_late();
         *queued = others + queue.bytes();
         c.queue = queue;
