@@ -443,8 +443,6 @@ impl Source {
     /// As [`Source::next_packet`], waiting at most `wait` for a live packet (a file never
     /// waits). What libpcap holds is read back to back; [`CaptureError::Idle`] says there
     /// is nothing more for now.
-    // time_t and suseconds_t are not i64 on every platform.
-    #[allow(clippy::useless_conversion)]
     pub fn next_packet_within(
         &mut self,
         wait: Duration,
@@ -452,6 +450,27 @@ impl Source {
         if self.done {
             return None;
         }
+        // Files first, without the live path's setup.
+        if matches!(self.cap, Cap::Live(_)) {
+            return self.live_packet(wait);
+        }
+        let next = match &mut self.cap {
+            Cap::File(r) => r.next_packet(),
+            Cap::Merge(m) => m.next_packet(),
+            Cap::Live(_) => None,
+        };
+        match &next {
+            Some(Ok(_)) => self.count += 1,
+            Some(Err(_)) | None => self.done = true,
+        }
+        next
+    }
+
+    /// [`Source::next_packet_within`] of a live capture.
+    // time_t and suseconds_t are not i64 on every platform.
+    #[allow(clippy::useless_conversion)]
+    #[inline(never)]
+    fn live_packet(&mut self, wait: Duration) -> Option<Result<Packet<'_>, CaptureError>> {
         let Source {
             cap,
             savefile,
@@ -462,24 +481,8 @@ impl Source {
             deadline,
             drained,
         } = self;
-        let c = match cap {
-            Cap::File(r) => {
-                let next = r.next_packet();
-                match &next {
-                    Some(Ok(_)) => *count += 1,
-                    Some(Err(_)) | None => *done = true,
-                }
-                return next;
-            }
-            Cap::Merge(m) => {
-                let next = m.next_packet();
-                match &next {
-                    Some(Ok(_)) => *count += 1,
-                    Some(Err(_)) | None => *done = true,
-                }
-                return next;
-            }
-            Cap::Live(c) => c,
+        let Cap::Live(c) = cap else {
+            return None;
         };
         let stopping = || {
             stop.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))

@@ -16,6 +16,8 @@ use std::net::SocketAddr;
 
 /// Packets remembered for the bytes a framer holds.
 const MARKS: usize = 1024;
+/// Bytes of room a partial frame's buffer starts with, and keeps once empty.
+const PARTIAL_ROOM: usize = 1024;
 
 /// Where a packet's bytes lie in a framer's stream, and the packet.
 #[derive(Debug, Clone, Copy)]
@@ -383,7 +385,8 @@ impl Framer {
                 // Mostly consumed: keep the rest in a right-sized buffer, so a connection
                 // that once carried a large frame does not hold its capacity (held() counts
                 // lengths). Only frames completing get here, so this copy stays linear.
-                if b.len() < b.capacity() / 4 {
+                // A small buffer is kept as it is, for the next frame split over packets.
+                if b.len() < b.capacity() / 4 && b.capacity() > PARTIAL_ROOM {
                     b = b.as_slice().to_vec();
                 }
                 self.buf = b;
@@ -392,7 +395,10 @@ impl Framer {
                 let left = view.get(pos..).unwrap_or_default();
                 if !left.is_empty() {
                     if self.buf.capacity() == 0 {
-                        self.buf = Vec::with_capacity(left.len());
+                        // Room for the rest of a small frame too, so it completes without
+                        // growing the buffer (a few hundred bytes at most; not the size
+                        // prefix's claim).
+                        self.buf = Vec::with_capacity(left.len().max(PARTIAL_ROOM));
                     }
                     self.buf.extend_from_slice(left);
                 }

@@ -232,11 +232,12 @@ impl Sessions {
         out: &mut dyn FnMut(&KafkaMessage<'_>),
     ) {
         let id = match ev {
-            StreamEvent::Opened { conn, .. }
-            | StreamEvent::Data { conn, .. }
+            StreamEvent::Data { conn, .. }
             | StreamEvent::Gap { conn, .. }
-            | StreamEvent::Conflict { conn, .. }
-            | StreamEvent::Closed { conn, .. } => conn,
+            | StreamEvent::Conflict { conn, .. } => {
+                return self.within(conn, frame, ts_ns, ev, out);
+            }
+            StreamEvent::Opened { conn, .. } | StreamEvent::Closed { conn, .. } => conn,
         };
         let (before, after) = self.ordered(id, out, |s, out| s.dispatch(frame, ts_ns, ev, out));
         if self.budget.account(before, after) {
@@ -246,6 +247,62 @@ impl Sessions {
             }
         }
         self.stats.peak_buffered = self.stats.peak_buffered.max(self.budget.held());
+    }
+
+    /// [`Sessions::on_event`] for an event within connection `id` (bytes, a gap or a
+    /// conflict), which neither adds nor removes a connection: the steps of
+    /// [`Sessions::ordered`] and the budget, with one look-up of the connection.
+    fn within(
+        &mut self,
+        id: ConnId,
+        frame: u64,
+        ts_ns: i64,
+        ev: StreamEvent<'_>,
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
+    ) {
+        let Sessions {
+            cfg,
+            conns,
+            stats,
+            budget,
+            confirm,
+            queued,
+        } = self;
+        // No connection: nothing to do, and nothing held changes.
+        let Some(c) = conns.get_mut(&id) else {
+            return;
+        };
+        let (before, hold, mut queue) = (c.held(), c.hold(), std::mem::take(&mut c.queue));
+        let others = *queued - queue.bytes();
+        {
+            let out = &mut |m: &KafkaMessage<'_>| queue.offer(m, hold, out);
+            let confirm = confirm.as_ref();
+            match ev {
+                StreamEvent::Data { dir, data, .. } => {
+                    c.data(cfg, confirm, stats, dir, data, frame, ts_ns, out);
+                }
+                StreamEvent::Gap { dir, len, .. } => c.gap(stats, dir, len, frame, ts_ns, out),
+                StreamEvent::Conflict {
+                    dir,
+                    stream_offset,
+                    len,
+                    ..
+                } => c.conflict(stats, dir, stream_offset, len),
+                StreamEvent::Opened { .. } | StreamEvent::Closed { .. } => {}
+            }
+        }
+        if !queue.is_empty() {
+            let over = others + queue.bytes() > cfg.max_reorder;
+            queue.release(c.hold().filter(|_| !over), out);
+        }
+        stats.out_of_order += queue.take_late();
+        *queued = others + queue.bytes();
+        c.queue = queue;
+        if budget.account(before, c.held()) {
+            let shed = c.shed(stats);
+            budget.release(shed);
+        }
+        stats.peak_buffered = stats.peak_buffered.max(budget.held());
     }
 
     /// Runs `f` on connection `id`'s messages, printing them in capture order
@@ -327,126 +384,9 @@ impl Sessions {
                     },
                 );
             }
-            StreamEvent::Data {
-                conn, dir, data, ..
-            } => {
-                self.data(conn, dir, data, frame, ts_ns, out);
-            }
-            StreamEvent::Gap { conn, dir, len } => self.gap(conn, dir, len, frame, ts_ns, out),
-            StreamEvent::Conflict {
-                conn,
-                dir,
-                stream_offset,
-                len,
-            } => {
-                if let Some(conn) = self.conns.get_mut(&conn) {
-                    self.stats.conflicts += 1;
-                    let note = format!(
-                        "a retransmission carried different bytes for {len} bytes at stream offset {stream_offset}; the first copy was used"
-                    );
-                    match &mut conn.stage {
-                        Stage::Undecided(held) => pick(held, dir).notes.push(note),
-                        Stage::Kafka { framers, .. } => pick(framers, dir).notes.push(note),
-                        Stage::NotKafka => {}
-                    }
-                }
-            }
+            // Handled by `within`.
+            StreamEvent::Data { .. } | StreamEvent::Gap { .. } | StreamEvent::Conflict { .. } => {}
             StreamEvent::Closed { conn, reason } => self.close(conn, reason, frame, ts_ns, out),
-        }
-    }
-
-    fn data(
-        &mut self,
-        id: ConnId,
-        dir: Dir,
-        data: &[u8],
-        frame: u64,
-        ts_ns: i64,
-        out: &mut dyn FnMut(&KafkaMessage<'_>),
-    ) {
-        let Some(conn) = self.conns.get_mut(&id) else {
-            return;
-        };
-        if std::mem::take(&mut conn.fresh) && detect::is_tls(data) {
-            // Kafka over TLS: nothing to dissect, but say so instead of reporting lost framing.
-            if matches!(conn.stage, Stage::Kafka { .. }) {
-                self.stats.connections = self.stats.connections.saturating_sub(1);
-            }
-            conn.stage = Stage::NotKafka;
-            self.stats.tls += 1;
-            return;
-        }
-        match &mut conn.stage {
-            Stage::NotKafka => {}
-            Stage::Undecided(held) => {
-                pick(held, dir).push(data, frame, ts_ns);
-                detect::detect(
-                    conn,
-                    &self.cfg,
-                    self.confirm.as_ref(),
-                    false,
-                    &mut self.stats,
-                    out,
-                );
-            }
-            Stage::Kafka { client, framers } => {
-                let client = *client;
-                if dir != client && pick(framers, client).waits() {
-                    // Answers about to be framed may confirm requests found by hunting.
-                    let corrs = pick(framers, dir).upcoming_corrs(data);
-                    if !corrs.is_empty() {
-                        let q = pick(framers, client);
-                        q.echo(
-                            &corrs,
-                            frame,
-                            ts_ns,
-                            &mut conn.pairing,
-                            &mut self.stats,
-                            out,
-                        );
-                    }
-                }
-                let f = pick(framers, dir);
-                f.feed(data, frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
-                let server = pick(framers, client.reverse());
-                if dir == client && server.first_waits() && !server.buf.is_empty() {
-                    // The client spoke: the server's first bytes held can be judged.
-                    server.feed(&[], frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
-                }
-            }
-        }
-    }
-
-    fn gap(
-        &mut self,
-        id: ConnId,
-        dir: Dir,
-        len: u64,
-        frame: u64,
-        ts_ns: i64,
-        out: &mut dyn FnMut(&KafkaMessage<'_>),
-    ) {
-        let Some(conn) = self.conns.get_mut(&id) else {
-            return;
-        };
-        match &mut conn.stage {
-            Stage::NotKafka => {}
-            Stage::Undecided(_) => {
-                // Undecided streams with a hole cannot be recognised reliably.
-                conn.stage = Stage::NotKafka;
-                self.stats.not_kafka += 1;
-            }
-            Stage::Kafka { client, framers } => {
-                self.stats.gaps += 1;
-                let f = pick(framers, dir);
-                f.gap(len, frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
-                if dir == *client {
-                    let server = pick(framers, client.reverse());
-                    server.peer_lost_bytes();
-                    // Its first bytes held may be answers to requests lost.
-                    server.feed(&[], frame, ts_ns, &mut conn.pairing, &mut self.stats, out);
-                }
-            }
         }
     }
 
@@ -489,6 +429,104 @@ impl Sessions {
             self.ordered(id, out, |s, out| {
                 s.close(id, CloseReason::EndOfCapture, frame, ts_ns, out);
             });
+        }
+    }
+}
+
+impl Conn {
+    /// In-order bytes of direction `dir`, from packet `frame`.
+    #[allow(clippy::too_many_arguments)]
+    fn data(
+        &mut self,
+        cfg: &KafkaConfig,
+        confirm: Option<&Confirm>,
+        stats: &mut KafkaStats,
+        dir: Dir,
+        data: &[u8],
+        frame: u64,
+        ts_ns: i64,
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
+    ) {
+        let conn = self;
+        if std::mem::take(&mut conn.fresh) && detect::is_tls(data) {
+            // Kafka over TLS: nothing to dissect, but say so instead of reporting lost framing.
+            if matches!(conn.stage, Stage::Kafka { .. }) {
+                stats.connections = stats.connections.saturating_sub(1);
+            }
+            conn.stage = Stage::NotKafka;
+            stats.tls += 1;
+            return;
+        }
+        match &mut conn.stage {
+            Stage::NotKafka => {}
+            Stage::Undecided(held) => {
+                pick(held, dir).push(data, frame, ts_ns);
+                detect::detect(conn, cfg, confirm, false, stats, out);
+            }
+            Stage::Kafka { client, framers } => {
+                let client = *client;
+                if dir != client && pick(framers, client).waits() {
+                    // Answers about to be framed may confirm requests found by hunting.
+                    let corrs = pick(framers, dir).upcoming_corrs(data);
+                    if !corrs.is_empty() {
+                        let q = pick(framers, client);
+                        q.echo(&corrs, frame, ts_ns, &mut conn.pairing, stats, out);
+                    }
+                }
+                let f = pick(framers, dir);
+                f.feed(data, frame, ts_ns, &mut conn.pairing, stats, out);
+                let server = pick(framers, client.reverse());
+                if dir == client && server.first_waits() && !server.buf.is_empty() {
+                    // The client spoke: the server's first bytes held can be judged.
+                    server.feed(&[], frame, ts_ns, &mut conn.pairing, stats, out);
+                }
+            }
+        }
+    }
+
+    /// `len` bytes of direction `dir` were lost.
+    fn gap(
+        &mut self,
+        stats: &mut KafkaStats,
+        dir: Dir,
+        len: u64,
+        frame: u64,
+        ts_ns: i64,
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
+    ) {
+        let conn = self;
+        match &mut conn.stage {
+            Stage::NotKafka => {}
+            Stage::Undecided(_) => {
+                // Undecided streams with a hole cannot be recognised reliably.
+                conn.stage = Stage::NotKafka;
+                stats.not_kafka += 1;
+            }
+            Stage::Kafka { client, framers } => {
+                stats.gaps += 1;
+                let f = pick(framers, dir);
+                f.gap(len, frame, ts_ns, &mut conn.pairing, stats, out);
+                if dir == *client {
+                    let server = pick(framers, client.reverse());
+                    server.peer_lost_bytes();
+                    // Its first bytes held may be answers to requests lost.
+                    server.feed(&[], frame, ts_ns, &mut conn.pairing, stats, out);
+                }
+            }
+        }
+    }
+
+    /// A retransmission carried other bytes than those delivered: noted on the next
+    /// message of that direction.
+    fn conflict(&mut self, stats: &mut KafkaStats, dir: Dir, stream_offset: u64, len: u64) {
+        stats.conflicts += 1;
+        let note = format!(
+            "a retransmission carried different bytes for {len} bytes at stream offset {stream_offset}; the first copy was used"
+        );
+        match &mut self.stage {
+            Stage::Undecided(held) => pick(held, dir).notes.push(note),
+            Stage::Kafka { framers, .. } => pick(framers, dir).notes.push(note),
+            Stage::NotKafka => {}
         }
     }
 }

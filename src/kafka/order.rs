@@ -47,6 +47,11 @@ impl Queue {
         self.bytes
     }
 
+    /// Nothing is held back.
+    pub(super) fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
     /// A message completed: printed now if nothing before it can still come
     /// (`hold`: the oldest packet whose bytes may still end one), else held.
     pub(super) fn offer(

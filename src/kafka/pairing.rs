@@ -112,13 +112,15 @@ impl Pairing {
             Kind::Response => {
                 stats.responses += 1;
                 let corr = peek_response_correlation(f.data);
-                let found =
-                    corr.and_then(|c| self.pending.iter().position(|p| p.correlation_id == c));
+                let find = |pending: &VecDeque<Pending>| {
+                    corr.and_then(|c| pending.iter().position(|p| p.correlation_id == c))
+                };
+                let mut found = find(&self.pending);
                 if let Some(c) = corr.filter(|_| !self.tentative.is_empty()) {
                     self.answer_tentative(c, found, stats, out);
+                    // It may have taken requests into the pending list.
+                    found = find(&self.pending);
                 }
-                let found =
-                    corr.and_then(|c| self.pending.iter().position(|p| p.correlation_id == c));
                 match found.and_then(|i| self.pending.remove(i)) {
                     Some(p) => {
                         stats.paired += 1;

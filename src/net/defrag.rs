@@ -3,7 +3,7 @@
 //! the table around them (limits, ages, evictions) is ours, because
 //! etherparse's pool has no bound.
 
-use super::{Decoded, NetStats, TcpSegment, Vlan, decode_any};
+use super::{Decoded, NetStats, TcpSegment, Vlan, common, decode_any};
 use etherparse::defrag::IpDefragBuf;
 use etherparse::{IpFragOffset, IpNumber, Ipv6ExtensionSlice, LaxIpv6Slice, LaxNetSlice, TcpSlice};
 use rustc_hash::FxHashMap as HashMap;
@@ -147,6 +147,9 @@ impl Decoder {
         ts_ns: i64,
     ) -> Option<TcpSegment<'a>> {
         self.expire(ts_ns);
+        if let Some(seg) = common(linktype, data, &mut self.stats) {
+            return Some(seg);
+        }
         match decode_any(linktype, data, origlen, &mut self.stats) {
             Decoded::Segment(s) => Some(s),
             Decoded::Nothing => None,

@@ -8,6 +8,8 @@ use std::collections::{BTreeMap, VecDeque};
 /// Segments further than this ahead of the delivery point cannot belong to
 /// the stream (TCP's largest scaled window is 1 GiB): they are dropped.
 const MAX_AHEAD: u64 = 1 << 30;
+/// Bytes of history room a direction starts with.
+const HISTORY_START: usize = 4096;
 
 /// What a half needs from its surroundings while it works.
 pub(super) struct Ctx<'c> {
@@ -222,6 +224,11 @@ impl HalfStream {
     /// pieces are checked (first arrival wins), the rest is delivered or
     /// buffered.
     fn take_new(&mut self, ctx: &mut Ctx<'_>, start: u64, payload: &[u8]) {
+        if start == self.next_off && self.pending.is_empty() {
+            // In order with nothing buffered, the common case: no overlap to look for.
+            self.deliver(ctx, payload, ctx.at);
+            return;
+        }
         let end = start + payload.len() as u64;
         ctx.scratch.clear();
         // Pieces overlapping [start, end): possibly one starting before.
@@ -292,6 +299,16 @@ impl HalfStream {
     }
 
     fn remember(&mut self, cap: usize, bytes: &[u8]) {
+        let want = (self.history.len() + bytes.len()).min(cap);
+        if want > self.history.capacity() {
+            // Two steps rather than many small ones: some room, then all of `cap`.
+            let room = if self.history.capacity() == 0 {
+                cap.min(HISTORY_START).max(want)
+            } else {
+                cap
+            };
+            self.history.reserve_exact(room - self.history.len());
+        }
         if bytes.len() >= cap {
             self.history.clear();
             let tail = bytes.len() - cap;

@@ -322,15 +322,18 @@ impl TlsLayer {
                 conn,
                 dir,
                 data,
-                stream_offset,
-                packet,
-                ts_ns: data_ts,
                 file,
+                ..
             } => {
                 let Some(state) = self.conns.get_mut(&conn) else {
                     out(ev, None);
                     return;
                 };
+                if let State::Plain = state {
+                    // Not TLS, the common case: straight through.
+                    out(ev, None);
+                    return;
+                }
                 if let State::Undecided { a, b } = *state {
                     *state = match tls_start(data, self.cfg.tls.max_record_len) {
                         Some(handshake) => {
@@ -366,18 +369,7 @@ impl TlsLayer {
                     };
                 }
                 let State::Tls(t) = state else {
-                    out(
-                        StreamEvent::Data {
-                            conn,
-                            dir,
-                            data,
-                            stream_offset,
-                            packet,
-                            ts_ns: data_ts,
-                            file,
-                        },
-                        None,
-                    );
+                    out(ev, None);
                     return;
                 };
                 let before = t.conn.buffered();

@@ -326,7 +326,17 @@ impl FileReader {
     /// Makes at least `need` bytes available from `start`; false at the end
     /// of input with fewer. The buffer only grows once full of real data, so
     /// memory follows the bytes actually read, never a declared length.
+    #[inline]
     fn fill(&mut self, need: usize) -> io::Result<bool> {
+        // Mostly the bytes are there already: no call for them.
+        if self.end - self.start >= need {
+            return Ok(true);
+        }
+        self.fill_more(need)
+    }
+
+    #[inline(never)]
+    fn fill_more(&mut self, need: usize) -> io::Result<bool> {
         while self.end - self.start < need {
             if self.eof {
                 return Ok(false);
@@ -439,8 +449,17 @@ impl FileReader {
     }
 
     /// Makes `need` bytes available, or says why not.
+    #[inline]
     fn require(&mut self, need: usize) -> Result<(), CaptureError> {
-        match self.fill(need) {
+        if self.end - self.start >= need {
+            return Ok(());
+        }
+        self.require_more(need)
+    }
+
+    #[inline(never)]
+    fn require_more(&mut self, need: usize) -> Result<(), CaptureError> {
+        match self.fill_more(need) {
             Ok(true) => Ok(()),
             Ok(false) => Err(self.truncated()),
             Err(e) => Err(self.damage(e.to_string())),
