@@ -27,7 +27,18 @@ fn is_clean(s: &str) -> bool {
             return false;
         }
     }
-    clean_utf8(words.remainder())
+    let rest = words.remainder();
+    // The last eight bytes as one word (overlapping clean ASCII) when they are ASCII.
+    if let (false, Some(w)) = (rest.is_empty(), b.last_chunk::<8>()) {
+        let w = u64::from_le_bytes(*w);
+        if w & HIGHS == 0 {
+            return !(has_less(w, 0x20)
+                || has_byte(w, 0x7f)
+                || has_byte(w, b'"')
+                || has_byte(w, b'\\'));
+        }
+    }
+    clean_utf8(rest)
 }
 
 /// [`is_clean`] on the bytes of valid UTF-8, a byte at a time: besides the ASCII
@@ -80,10 +91,13 @@ pub(crate) fn is_json_plain(s: &str) -> bool {
             return false;
         }
     }
-    words
-        .remainder()
-        .iter()
-        .all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
+    let rest = words.remainder();
+    // The last eight bytes as one word, overlapping bytes already checked.
+    if let (false, Some(w)) = (rest.is_empty(), s.as_bytes().last_chunk::<8>()) {
+        let w = u64::from_le_bytes(*w);
+        return !(has_less(w, 0x20) || has_byte(w, b'"') || has_byte(w, b'\\'));
+    }
+    rest.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
 }
 
 /// Escapes a wire string for text views; `"` and `\` are escaped too, so quoting stays unambiguous.

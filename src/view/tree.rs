@@ -147,7 +147,16 @@ fn push_about(out: &mut String, about: &str) {
     let long = about.len() > ABOUT_MAX
         && (about.is_ascii() || about.chars().count() > ABOUT_MAX);
     if long {
-        out.extend(about.chars().take(ABOUT_CUT));
+        // Copied whole up to the cut, not a character at a time.
+        let at = if about.is_ascii() {
+            ABOUT_CUT
+        } else {
+            about
+                .char_indices()
+                .nth(ABOUT_CUT)
+                .map_or(about.len(), |(at, _)| at)
+        };
+        out.push_str(about.get(..at).unwrap_or(about));
         out.push_str("...");
     } else {
         out.push_str(about);
