@@ -261,7 +261,8 @@ impl<'a> Walker<'a> {
     }
 
     /// Reads one primitive value; `compact` selects the flexible length encodings.
-    #[inline]
+    /// Inlined whole: the value then goes straight into its node.
+    #[inline(always)]
     fn prim(
         &self,
         i: &'a [u8],
@@ -290,22 +291,35 @@ impl<'a> Walker<'a> {
                 .bytes::<8>(i)
                 .map(|(r, b)| (r, Value::Float(f64::from_be_bytes(b)))),
             Prim::Uuid => self.bytes::<16>(i).map(|(r, b)| (r, Value::Uuid(b))),
-            Prim::String => {
-                let (rest, (data, prefix)) = self.length_prefixed(i, compact, true, nullable)?;
-                let s = match data {
-                    Some(d) => Some(
-                        std::str::from_utf8(d).map_err(|_| self.err(i, ErrorKind::InvalidUtf8))?,
-                    ),
-                    None => None,
-                };
-                return Ok((rest, (Value::Str(s), prefix)));
-            }
-            Prim::Bytes | Prim::Records => {
-                let (rest, (data, prefix)) = self.length_prefixed(i, compact, false, nullable)?;
-                return Ok((rest, (Value::Bytes(data), prefix)));
+            Prim::String | Prim::Bytes | Prim::Records => {
+                return self.prim_var(i, p, compact, nullable);
             }
         };
         v.map(|(rest, v)| (rest, (v, Prefix::None)))
+    }
+
+    /// [`Walker::prim`]'s length-prefixed types, out of line.
+    #[inline(never)]
+    fn prim_var(
+        &self,
+        i: &'a [u8],
+        p: Prim,
+        compact: bool,
+        nullable: bool,
+    ) -> Res<'a, (Value<'a>, Prefix)> {
+        if p == Prim::String {
+            let (rest, (data, prefix)) = self.length_prefixed(i, compact, true, nullable)?;
+            let s = match data {
+                Some(d) => {
+                    Some(std::str::from_utf8(d).map_err(|_| self.err(i, ErrorKind::InvalidUtf8))?)
+                }
+                None => None,
+            };
+            Ok((rest, (Value::Str(s), prefix)))
+        } else {
+            let (rest, (data, prefix)) = self.length_prefixed(i, compact, false, nullable)?;
+            Ok((rest, (Value::Bytes(data), prefix)))
+        }
     }
 
     /// A length (compact uvarint, or int16 for strings / int32 for bytes) then the data.
