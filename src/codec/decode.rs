@@ -17,7 +17,6 @@ mod envelope;
 mod sasl;
 mod tagged;
 
-use smallvec::SmallVec;
 
 pub(crate) type Res<'a, T> = Result<(&'a [u8], T), DecodeError>;
 
@@ -29,10 +28,12 @@ pub(crate) struct Walker<'a> {
     frame: &'a [u8],
     pub nodes: Vec<Node<'a>>,
     depth: u16,
-    /// Containers not yet closed, so an error can close them where it struck. Inline:
-    /// schemas nest a few levels, and a heap allocation per message costs more than
-    /// the walk of a small body.
-    open: SmallVec<[usize; 16]>,
+    /// The innermost container not yet closed (its node's index + 1; 0 for none), so an
+    /// error can close them where it struck. While open, a container's `next` holds the
+    /// one around it: the open ones form a chain through the nodes, with no stack to keep.
+    top: u32,
+    /// How many containers are open.
+    opened: usize,
     options: DecodeOptions,
     codec: Codec,
     /// The API whose body is being walked, for fields with a meaning beyond their
@@ -59,7 +60,8 @@ impl<'a> Walker<'a> {
             frame,
             nodes: super::tree::spare_nodes(),
             depth: 0,
-            open: SmallVec::new(),
+            top: 0,
+            opened: 0,
         }
     }
 
@@ -94,6 +96,7 @@ impl<'a> Walker<'a> {
 
     /// Starts a container node at `at`; children follow until [`Walker::close`].
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn open(
         &mut self,
         at: &[u8],
@@ -119,10 +122,12 @@ impl<'a> Walker<'a> {
             about,
             role,
             depth: self.depth,
-            next: 0,
+            // The chain of open containers, until `close` sets it.
+            next: self.top,
         });
         self.depth += 1;
-        self.open.push(idx);
+        self.top = idx as u32 + 1;
+        self.opened += 1;
         idx
     }
 
@@ -131,29 +136,36 @@ impl<'a> Walker<'a> {
         if !self.build {
             return;
         }
+        if self.opened == 0 {
+            return;
+        }
         let end = self.off(rest) as u32;
+        self.pop(end);
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Closes the innermost open container, ending at offset `end`.
+    #[inline]
+    fn pop(&mut self, end: u32) {
         let next = self.nodes.len() as u32;
-        if let Some(idx) = self.open.pop() {
-            if let Some(n) = self.nodes.get_mut(idx) {
+        self.opened = self.opened.saturating_sub(1);
+        let at = self.top.checked_sub(1).map(|i| i as usize);
+        match at.and_then(|i| self.nodes.get_mut(i)) {
+            Some(n) => {
                 n.len = end.saturating_sub(n.offset);
+                self.top = n.next;
                 n.next = next;
             }
-            self.depth = self.depth.saturating_sub(1);
+            None => self.top = 0,
         }
     }
 
     /// After an error, closes open containers at `offset` until `keep` remain open.
     pub fn close_to(&mut self, keep: usize, offset: usize) {
-        let next = self.nodes.len() as u32;
-        while self.open.len() > keep {
-            if let Some(idx) = self.open.pop() {
-                if let Some(n) = self.nodes.get_mut(idx) {
-                    n.len = (offset as u32).saturating_sub(n.offset);
-                    n.next = next;
-                }
-            }
+        while self.opened > keep {
+            self.pop(offset as u32);
         }
-        self.depth = self.open.len() as u16;
+        self.depth = self.opened as u16;
     }
 
     /// Records a leaf spanning `from` up to `to`.
