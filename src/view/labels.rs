@@ -54,15 +54,33 @@ fn push_octet(out: &mut String, o: u8) {
 pub fn push_addr_bytes(out: &mut Vec<u8>, a: &SocketAddr) {
     match a {
         SocketAddr::V4(v4) => {
-            let mut b = itoa::Buffer::new();
-            for (i, o) in v4.ip().octets().iter().enumerate() {
-                if i > 0 {
-                    out.push(b'.');
+            // Written into a buffer and appended once: one capacity check, one copy.
+            let mut buf = [0u8; 21];
+            let mut n = 0;
+            let mut put = |b: u8| {
+                if let Some(slot) = buf.get_mut(n) {
+                    *slot = b;
+                    n += 1;
                 }
-                out.extend_from_slice(b.format(*o).as_bytes());
+            };
+            for (i, o) in v4.ip().octets().into_iter().enumerate() {
+                if i > 0 {
+                    put(b'.');
+                }
+                if o >= 100 {
+                    put(b'0' + o / 100);
+                }
+                if o >= 10 {
+                    put(b'0' + o / 10 % 10);
+                }
+                put(b'0' + o % 10);
             }
-            out.push(b':');
-            out.extend_from_slice(b.format(v4.port()).as_bytes());
+            put(b':');
+            itoa::Buffer::new()
+                .format(v4.port())
+                .bytes()
+                .for_each(&mut put);
+            out.extend_from_slice(buf.get(..n).unwrap_or_default());
         }
         SocketAddr::V6(_) => {
             let _ = std::io::Write::write_fmt(out, format_args!("{a}"));
