@@ -125,7 +125,12 @@ pub fn dissect_with<'a>(f: &KafkaMessage<'a>, first_ts_ns: i64, need: &Need) -> 
         api: f.api,
         request_packet: f.request_packet,
         latency_ns: f.latency_ns,
-        warnings: f.warnings.clone(),
+        // Most messages have none: an empty list costs nothing to make.
+        warnings: if f.warnings.is_empty() {
+            Vec::new()
+        } else {
+            f.warnings.clone()
+        },
         msg,
         version_source,
         file: 0,

@@ -1,4 +1,4 @@
-//! The schema walker: one nom-based decoder for any (schema, version).
+//! The schema walker: one decoder for any (schema, version).
 //!
 //! It records every field as a [`Node`] with its byte range. Declared lengths
 //! are checked against the bytes present before anything is taken, and counts
@@ -17,12 +17,7 @@ mod envelope;
 mod sasl;
 mod tagged;
 
-use nom::Parser;
-use smallvec::SmallVec;
-use nom::bytes::complete::take;
-use nom::number::complete::{be_f64, be_i8, be_i16, be_i32, be_i64, be_u8, be_u16};
 
-type NomErr<'a> = nom::error::Error<&'a [u8]>;
 pub(crate) type Res<'a, T> = Result<(&'a [u8], T), DecodeError>;
 
 pub(crate) const TAGS_IN_STRUCT: &str = "number of tagged fields in this struct";
@@ -33,10 +28,12 @@ pub(crate) struct Walker<'a> {
     frame: &'a [u8],
     pub nodes: Vec<Node<'a>>,
     depth: u16,
-    /// Containers not yet closed, so an error can close them where it struck. Inline:
-    /// schemas nest a few levels, and a heap allocation per message costs more than
-    /// the walk of a small body.
-    open: SmallVec<[usize; 16]>,
+    /// The innermost container not yet closed (its node's index + 1; 0 for none), so an
+    /// error can close them where it struck. While open, a container's `next` holds the
+    /// one around it: the open ones form a chain through the nodes, with no stack to keep.
+    top: u32,
+    /// How many containers are open.
+    opened: usize,
     options: DecodeOptions,
     codec: Codec,
     /// The API whose body is being walked, for fields with a meaning beyond their
@@ -63,7 +60,8 @@ impl<'a> Walker<'a> {
             frame,
             nodes: super::tree::spare_nodes(),
             depth: 0,
-            open: SmallVec::new(),
+            top: 0,
+            opened: 0,
         }
     }
 
@@ -74,6 +72,8 @@ impl<'a> Walker<'a> {
 
     /// An error at `rest`. Its field path is added on the way out, by each struct and
     /// list the error passes through ([`DecodeError::within`]): the walk keeps no path.
+    #[cold]
+    #[inline(never)]
     pub fn err(&self, rest: &[u8], kind: ErrorKind) -> DecodeError {
         DecodeError {
             kind,
@@ -82,6 +82,8 @@ impl<'a> Walker<'a> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn truncated(&self, rest: &[u8], need: usize) -> DecodeError {
         self.err(
             rest,
@@ -94,6 +96,7 @@ impl<'a> Walker<'a> {
 
     /// Starts a container node at `at`; children follow until [`Walker::close`].
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn open(
         &mut self,
         at: &[u8],
@@ -119,10 +122,12 @@ impl<'a> Walker<'a> {
             about,
             role,
             depth: self.depth,
-            next: 0,
+            // The chain of open containers, until `close` sets it.
+            next: self.top,
         });
         self.depth += 1;
-        self.open.push(idx);
+        self.top = idx as u32 + 1;
+        self.opened += 1;
         idx
     }
 
@@ -131,33 +136,41 @@ impl<'a> Walker<'a> {
         if !self.build {
             return;
         }
+        if self.opened == 0 {
+            return;
+        }
         let end = self.off(rest) as u32;
+        self.pop(end);
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Closes the innermost open container, ending at offset `end`.
+    #[inline]
+    fn pop(&mut self, end: u32) {
         let next = self.nodes.len() as u32;
-        if let Some(idx) = self.open.pop() {
-            if let Some(n) = self.nodes.get_mut(idx) {
+        self.opened = self.opened.saturating_sub(1);
+        let at = self.top.checked_sub(1).map(|i| i as usize);
+        match at.and_then(|i| self.nodes.get_mut(i)) {
+            Some(n) => {
                 n.len = end.saturating_sub(n.offset);
+                self.top = n.next;
                 n.next = next;
             }
-            self.depth = self.depth.saturating_sub(1);
+            None => self.top = 0,
         }
     }
 
     /// After an error, closes open containers at `offset` until `keep` remain open.
     pub fn close_to(&mut self, keep: usize, offset: usize) {
-        let next = self.nodes.len() as u32;
-        while self.open.len() > keep {
-            if let Some(idx) = self.open.pop() {
-                if let Some(n) = self.nodes.get_mut(idx) {
-                    n.len = (offset as u32).saturating_sub(n.offset);
-                    n.next = next;
-                }
-            }
+        while self.opened > keep {
+            self.pop(offset as u32);
         }
-        self.depth = self.open.len() as u16;
+        self.depth = self.opened as u16;
     }
 
     /// Records a leaf spanning `from` up to `to`.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub fn leaf(
         &mut self,
         from: &[u8],
@@ -201,29 +214,53 @@ impl<'a> Walker<'a> {
         });
     }
 
-    // ---- primitives, on nom's parsers ----
+    // ---- primitives ----
+    // Read with `split_first_chunk` / `split_at_checked`: a length check and a load, and
+    // the error built out of line, so the hot path stays small.
 
     pub fn take(&self, i: &'a [u8], n: usize) -> Res<'a, &'a [u8]> {
-        take::<usize, &'a [u8], NomErr<'a>>(n)
-            .parse(i)
-            .map_err(|_| self.truncated(i, n))
+        match i.split_at_checked(n) {
+            Some((data, rest)) => Ok((rest, data)),
+            None => Err(self.truncated(i, n)),
+        }
+    }
+
+    /// The next `N` bytes.
+    #[inline(always)]
+    fn bytes<const N: usize>(&self, i: &'a [u8]) -> Res<'a, [u8; N]> {
+        match i.split_first_chunk::<N>() {
+            Some((b, rest)) => Ok((rest, *b)),
+            None => Err(self.truncated(i, N)),
+        }
     }
 
     pub fn i16(&self, i: &'a [u8]) -> Res<'a, i16> {
-        be_i16::<&'a [u8], NomErr<'a>>(i).map_err(|_| self.truncated(i, 2))
+        self.bytes::<2>(i).map(|(r, b)| (r, i16::from_be_bytes(b)))
     }
 
     pub fn i32(&self, i: &'a [u8]) -> Res<'a, i32> {
-        be_i32::<&'a [u8], NomErr<'a>>(i).map_err(|_| self.truncated(i, 4))
+        self.bytes::<4>(i).map(|(r, b)| (r, i32::from_be_bytes(b)))
     }
 
     /// Unsigned LEB128 varint, at most 5 bytes, as Kafka writes lengths and tags.
     pub fn uvarint(&self, i: &'a [u8]) -> Res<'a, u32> {
+        // Most lengths and counts are below 128: one byte.
+        if let Some((&b, rest)) = i.split_first() {
+            if b & 0x80 == 0 {
+                return Ok((rest, u32::from(b)));
+            }
+        }
+        self.uvarint_long(i)
+    }
+
+    #[inline(never)]
+    fn uvarint_long(&self, i: &'a [u8]) -> Res<'a, u32> {
         let mut value: u64 = 0;
         let mut rest = i;
         for shift in (0..35).step_by(7) {
-            let (r, b) =
-                be_u8::<&'a [u8], NomErr<'a>>(rest).map_err(|_| self.truncated(rest, 1))?;
+            let Some((&b, r)) = rest.split_first() else {
+                return Err(self.truncated(rest, 1));
+            };
             rest = r;
             value |= u64::from(b & 0x7f) << shift;
             if b & 0x80 == 0 {
@@ -236,6 +273,8 @@ impl<'a> Walker<'a> {
     }
 
     /// Reads one primitive value; `compact` selects the flexible length encodings.
+    /// Inlined whole: the value then goes straight into its node.
+    #[inline(always)]
     fn prim(
         &self,
         i: &'a [u8],
@@ -243,38 +282,55 @@ impl<'a> Walker<'a> {
         compact: bool,
         nullable: bool,
     ) -> Res<'a, (Value<'a>, Prefix)> {
-        let fixed = |r: Result<(&'a [u8], Value<'a>), nom::Err<NomErr<'a>>>, n: usize| {
-            r.map(|(rest, v)| (rest, (v, Prefix::None)))
-                .map_err(|_| self.truncated(i, n))
+        let v = match p {
+            Prim::Bool => self.bytes::<1>(i).map(|(r, b)| (r, Value::Bool(b != [0]))),
+            Prim::Int8 => self
+                .bytes::<1>(i)
+                .map(|(r, b)| (r, Value::Int(i8::from_be_bytes(b).into()))),
+            Prim::Int16 => self
+                .bytes::<2>(i)
+                .map(|(r, b)| (r, Value::Int(i16::from_be_bytes(b).into()))),
+            Prim::Uint16 => self
+                .bytes::<2>(i)
+                .map(|(r, b)| (r, Value::Int(u16::from_be_bytes(b).into()))),
+            Prim::Int32 => self
+                .bytes::<4>(i)
+                .map(|(r, b)| (r, Value::Int(i32::from_be_bytes(b).into()))),
+            Prim::Int64 => self
+                .bytes::<8>(i)
+                .map(|(r, b)| (r, Value::Int(i64::from_be_bytes(b)))),
+            Prim::Float64 => self
+                .bytes::<8>(i)
+                .map(|(r, b)| (r, Value::Float(f64::from_be_bytes(b)))),
+            Prim::Uuid => self.bytes::<16>(i).map(|(r, b)| (r, Value::Uuid(b))),
+            Prim::String | Prim::Bytes | Prim::Records => {
+                return self.prim_var(i, p, compact, nullable);
+            }
         };
-        match p {
-            Prim::Bool => fixed(be_u8(i).map(|(r, b)| (r, Value::Bool(b != 0))), 1),
-            Prim::Int8 => fixed(be_i8(i).map(|(r, v)| (r, Value::Int(v.into()))), 1),
-            Prim::Int16 => fixed(be_i16(i).map(|(r, v)| (r, Value::Int(v.into()))), 2),
-            Prim::Uint16 => fixed(be_u16(i).map(|(r, v)| (r, Value::Int(v.into()))), 2),
-            Prim::Int32 => fixed(be_i32(i).map(|(r, v)| (r, Value::Int(v.into()))), 4),
-            Prim::Int64 => fixed(be_i64(i).map(|(r, v)| (r, Value::Int(v))), 8),
-            Prim::Float64 => fixed(be_f64(i).map(|(r, v)| (r, Value::Float(v))), 8),
-            Prim::Uuid => {
-                let (rest, b) = self.take(i, 16)?;
-                let mut u = [0u8; 16];
-                u.copy_from_slice(b);
-                Ok((rest, (Value::Uuid(u), Prefix::None)))
-            }
-            Prim::String => {
-                let (rest, (data, prefix)) = self.length_prefixed(i, compact, true, nullable)?;
-                let s = match data {
-                    Some(d) => Some(
-                        std::str::from_utf8(d).map_err(|_| self.err(i, ErrorKind::InvalidUtf8))?,
-                    ),
-                    None => None,
-                };
-                Ok((rest, (Value::Str(s), prefix)))
-            }
-            Prim::Bytes | Prim::Records => {
-                let (rest, (data, prefix)) = self.length_prefixed(i, compact, false, nullable)?;
-                Ok((rest, (Value::Bytes(data), prefix)))
-            }
+        v.map(|(rest, v)| (rest, (v, Prefix::None)))
+    }
+
+    /// [`Walker::prim`]'s length-prefixed types, out of line.
+    #[inline(never)]
+    fn prim_var(
+        &self,
+        i: &'a [u8],
+        p: Prim,
+        compact: bool,
+        nullable: bool,
+    ) -> Res<'a, (Value<'a>, Prefix)> {
+        if p == Prim::String {
+            let (rest, (data, prefix)) = self.length_prefixed(i, compact, true, nullable)?;
+            let s = match data {
+                Some(d) => {
+                    Some(std::str::from_utf8(d).map_err(|_| self.err(i, ErrorKind::InvalidUtf8))?)
+                }
+                None => None,
+            };
+            Ok((rest, (Value::Str(s), prefix)))
+        } else {
+            let (rest, (data, prefix)) = self.length_prefixed(i, compact, false, nullable)?;
+            Ok((rest, (Value::Bytes(data), prefix)))
         }
     }
 
@@ -349,10 +405,20 @@ impl<'a> Walker<'a> {
             if !f.versions.contains(version) || (flexible && f.is_tagged_at(version)) {
                 continue;
             }
-            // A full decode goes straight to `field`: planning costs nothing there.
-            let r = match plan {
-                None => self.field(i, f, version, flexible, None, false),
-                Some(_) => self.field_as(i, f, version, flexible, act_at(plan, k)),
+            // A full decode goes straight to `field`: planning costs nothing there. Most
+            // fields are primitives: those are read here, without `field`'s frame.
+            let r = match (&f.ty, plan) {
+                (FieldType::Prim(p), None) => self.prim_field(i, f, *p, version, flexible),
+                (FieldType::Prim(p), Some(_)) => {
+                    // As `field_as` does: a skipped field is walked unbuilt.
+                    let skip = self.build && *act_at(plan, k) == Act::Skip;
+                    self.build &= !skip;
+                    let r = self.prim_field(i, f, *p, version, flexible);
+                    self.build |= skip;
+                    r
+                }
+                (_, None) => self.field(i, f, version, flexible, None, false),
+                (_, Some(_)) => self.field_as(i, f, version, flexible, act_at(plan, k)),
             };
             i = r.map_err(|e| e.within(&f.name))?.0;
         }
@@ -403,47 +469,7 @@ impl<'a> Walker<'a> {
         let compact = flexible && f.flexible.is_none_or(|fv| fv.contains(version));
         let nullable = f.nullable.contains(version);
         match &f.ty {
-            FieldType::Prim(p) => {
-                // Skipped and of fixed size: only its bytes need be there (`prim`'s check).
-                if let (false, Some(n)) = (self.build, p.fixed_size()) {
-                    return self.take(i, n).map(|(rest, _)| (rest, ()));
-                }
-                let (rest, (mut value, prefix)) = self.prim(i, *p, compact, nullable)?;
-                if !self.build {
-                    return Ok((rest, ()));
-                }
-                let data = match value {
-                    Value::Bytes(Some(b)) => Some(b),
-                    Value::Str(Some(s)) => Some(s.as_bytes()),
-                    _ => None,
-                };
-                if let (true, false, Some(d)) = (f.secret, self.options.show_secrets, data) {
-                    value = Value::Str(Some(redact::redacted(d.len())));
-                }
-                self.leaf(
-                    i,
-                    rest,
-                    &f.name,
-                    None,
-                    &f.type_name,
-                    value,
-                    prefix,
-                    &f.about,
-                    Role::Field,
-                );
-                // `AuthBytes` is always a secret: the flag spares a name compare per field.
-                if f.secret && f.name == "AuthBytes" {
-                    self.sasl_user(rest, data.unwrap_or_default());
-                }
-                if self.api_key == Some(envelope::ENVELOPE) && !self.in_envelope {
-                    match (f.name.as_str(), data) {
-                        ("RequestData", Some(d)) => self.envelope_inner(d, Kind::Request),
-                        ("ResponseData", Some(d)) => self.envelope_inner(d, Kind::Response),
-                        _ => {}
-                    }
-                }
-                Ok((rest, ()))
-            }
+            FieldType::Prim(p) => self.prim_field(i, f, *p, version, flexible),
             FieldType::Struct(sub) => {
                 let mut at = i;
                 if nullable {
@@ -496,6 +522,87 @@ impl<'a> Walker<'a> {
             }
             FieldType::ArrayOfPrim(_) | FieldType::ArrayOfStruct(_) => {
                 self.array(i, f, version, (flexible, compact, nullable), plan, bare)
+            }
+        }
+    }
+
+    /// A field of primitive type, as [`Walker::field`] decodes it.
+    #[inline(always)]
+    fn prim_field(
+        &mut self,
+        i: &'a [u8],
+        f: &'static Field,
+        p: Prim,
+        version: i16,
+        flexible: bool,
+    ) -> Res<'a, ()> {
+        // Skipped and of fixed size: only its bytes need be there (`prim`'s check).
+        if let (false, Some(n)) = (self.build, p.fixed_size()) {
+            return self.take(i, n).map(|(rest, _)| (rest, ()));
+        }
+        let compact = flexible && f.flexible.is_none_or(|fv| fv.contains(version));
+        let nullable = f.nullable.contains(version);
+        let (rest, (value, prefix)) = self.prim(i, p, compact, nullable)?;
+        if !self.build {
+            return Ok((rest, ()));
+        }
+        if f.secret || self.api_key == Some(envelope::ENVELOPE) {
+            self.special_leaf(i, rest, f, value, prefix);
+        } else {
+            self.leaf(
+                i,
+                rest,
+                &f.name,
+                None,
+                &f.type_name,
+                value,
+                prefix,
+                &f.about,
+                Role::Field,
+            );
+        }
+        Ok((rest, ()))
+    }
+
+    /// A built value with a meaning beyond its type: a secret (redacted, and SASL's user
+    /// read from it) or an Envelope's embedded message. Out of line: rare.
+    #[inline(never)]
+    fn special_leaf(
+        &mut self,
+        i: &'a [u8],
+        rest: &'a [u8],
+        f: &'static Field,
+        mut value: Value<'a>,
+        prefix: Prefix,
+    ) {
+        let data = match value {
+            Value::Bytes(Some(b)) => Some(b),
+            Value::Str(Some(s)) => Some(s.as_bytes()),
+            _ => None,
+        };
+        if let (true, false, Some(d)) = (f.secret, self.options.show_secrets, data) {
+            value = Value::Str(Some(redact::redacted(d.len())));
+        }
+        self.leaf(
+            i,
+            rest,
+            &f.name,
+            None,
+            &f.type_name,
+            value,
+            prefix,
+            &f.about,
+            Role::Field,
+        );
+        // `AuthBytes` is always a secret: the flag spares a name compare per field.
+        if f.secret && f.name == "AuthBytes" {
+            self.sasl_user(rest, data.unwrap_or_default());
+        }
+        if self.api_key == Some(envelope::ENVELOPE) && !self.in_envelope {
+            match (f.name.as_str(), data) {
+                ("RequestData", Some(d)) => self.envelope_inner(d, Kind::Request),
+                ("ResponseData", Some(d)) => self.envelope_inner(d, Kind::Response),
+                _ => {}
             }
         }
     }

@@ -119,7 +119,7 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
             &mut m.warnings,
         )
     })();
-    finish(&mut m, w, frame, result);
+    finish(&mut m, &mut w, frame, result);
     if let Some(h) = m.tree.child_with_role(0, Role::Header) {
         m.correlation_id = int_field(&m.tree, h, "correlation_id").map(|v| v as i32);
         m.client_id =
@@ -197,7 +197,7 @@ pub(crate) fn decode_response<'a>(
             &mut m.warnings,
         )
     })();
-    finish(&mut m, w, frame, result);
+    finish(&mut m, &mut w, frame, result);
     if let Some(h) = m.tree.child_with_role(0, Role::Header) {
         m.correlation_id = int_field(&m.tree, h, "correlation_id").map(|v| v as i32);
     }
@@ -378,7 +378,8 @@ fn raw<'a>(w: &mut Walker<'a>, rest: &'a [u8], about: &'static str) {
 /// Closes the tree; on error, keeps what decoded and shows the rest as raw bytes.
 fn finish<'a>(
     m: &mut Message<'a>,
-    mut w: Walker<'a>,
+    // By reference: the walker is large, and only its nodes are kept.
+    w: &mut Walker<'a>,
     frame: &'a [u8],
     result: Res<'a, Option<usize>>,
 ) {
@@ -416,11 +417,11 @@ fn finish<'a>(
                     m.trailing = tail.len();
                     m.warnings
                         .push(format!("{} bytes after the body", tail.len()));
-                    raw(&mut w, tail, RAW_AFTER_BODY);
+                    raw(w, tail, RAW_AFTER_BODY);
                 } else {
                     m.error = Some(w.err(tail, ErrorKind::TrailingBytes(tail.len() as u64)));
                     m.body = None;
-                    raw(&mut w, tail, RAW_UNDECODED);
+                    raw(w, tail, RAW_UNDECODED);
                 }
             }
             w.close(end);
@@ -429,13 +430,15 @@ fn finish<'a>(
             w.close_to(1, e.offset);
             let tail = frame.get(e.offset.min(frame.len())..).unwrap_or_default();
             if !tail.is_empty() {
-                raw(&mut w, tail, RAW_UNDECODED);
+                raw(w, tail, RAW_UNDECODED);
             }
             w.close(end);
             m.error = Some(e);
         }
     }
-    m.tree = Tree { nodes: w.nodes };
+    m.tree = Tree {
+        nodes: std::mem::take(&mut w.nodes),
+    };
 }
 
 fn int_field(tree: &Tree<'_>, parent: usize, name: &str) -> Option<i64> {

@@ -293,7 +293,31 @@ impl Tree<'_> {
 /// without a call to `memcmp`.
 #[inline]
 fn same_name(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() || a.first() != b.first() {
+        return false;
+    }
+    // Up to 16 bytes (most names): two overlapping words each, compared in place.
+    if a.len() <= 16 {
+        if let (Some(a0), Some(b0), Some(a1), Some(b1)) = (
+            a.first_chunk::<8>(),
+            b.first_chunk::<8>(),
+            a.last_chunk::<8>(),
+            b.last_chunk::<8>(),
+        ) {
+            return a0 == b0 && a1 == b1;
+        }
+        if let (Some(a0), Some(b0), Some(a1), Some(b1)) = (
+            a.first_chunk::<4>(),
+            b.first_chunk::<4>(),
+            a.last_chunk::<4>(),
+            b.last_chunk::<4>(),
+        ) {
+            return a0 == b0 && a1 == b1;
+        }
+        return a.iter().zip(b).all(|(x, y)| x == y);
+    }
+    a == b
 }
 
 fn is_scalar(v: Value<'_>) -> bool {
@@ -325,6 +349,21 @@ impl Iterator for Children<'_, '_> {
 #[cfg(test)]
 mod spare_tests {
     use super::*;
+
+    #[test]
+    fn names_compare_as_strings_do() {
+        let names = [
+            "", "a", "b", "ab", "abc", "abd", "Key", "Host", "Port", "Hosz", "NodeId",
+            "NodeIe", "KeyType", "ErrorCode", "ErrorCodf", "client_id", "correlation_id",
+            "correlation_ie", "xorrelation_id", "ThrottleTimeMs", "sixteen_bytes_xx",
+            "sixteen_bytes_xy", "seventeen_bytes_x", "seventeen_bytes_y", "заказы",
+        ];
+        for a in names {
+            for b in names {
+                assert_eq!(same_name(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn a_recycled_list_comes_back_empty_with_its_memory() {

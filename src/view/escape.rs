@@ -27,7 +27,18 @@ fn is_clean(s: &str) -> bool {
             return false;
         }
     }
-    clean_utf8(words.remainder())
+    let rest = words.remainder();
+    // The last eight bytes as one word (overlapping clean ASCII) when they are ASCII.
+    if let (false, Some(w)) = (rest.is_empty(), b.last_chunk::<8>()) {
+        let w = u64::from_le_bytes(*w);
+        if w & HIGHS == 0 {
+            return !(has_less(w, 0x20)
+                || has_byte(w, 0x7f)
+                || has_byte(w, b'"')
+                || has_byte(w, b'\\'));
+        }
+    }
+    clean_utf8(rest)
 }
 
 /// [`is_clean`] on the bytes of valid UTF-8, a byte at a time: besides the ASCII
@@ -35,7 +46,13 @@ fn is_clean(s: &str) -> bool {
 /// U+061C (`D8 9C`), U+200E/F and U+202A-E (`E2 80 ..`) and U+2066-9 (`E2 81 A6`-`A9`).
 /// Those lead bytes only ever start a character, so matching them is exact.
 fn clean_utf8(b: &[u8]) -> bool {
+    first_hostile(b).is_none()
+}
+
+/// Where the first character [`clean_utf8`] rejects starts (always a character boundary).
+fn first_hostile(b: &[u8]) -> Option<usize> {
     let mut rest = b;
+    let mut at = 0;
     while let Some((&c, tail)) = rest.split_first() {
         let hostile = match c {
             0x00..=0x1f | 0x7f | b'"' | b'\\' => true,
@@ -48,11 +65,12 @@ fn clean_utf8(b: &[u8]) -> bool {
             _ => false,
         };
         if hostile {
-            return false;
+            return Some(at);
         }
         rest = tail;
+        at += 1;
     }
-    true
+    None
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -80,10 +98,13 @@ pub(crate) fn is_json_plain(s: &str) -> bool {
             return false;
         }
     }
-    words
-        .remainder()
-        .iter()
-        .all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
+    let rest = words.remainder();
+    // The last eight bytes as one word, overlapping bytes already checked.
+    if let (false, Some(w)) = (rest.is_empty(), s.as_bytes().last_chunk::<8>()) {
+        let w = u64::from_le_bytes(*w);
+        return !(has_less(w, 0x20) || has_byte(w, b'"') || has_byte(w, b'\\'));
+    }
+    rest.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
 }
 
 /// Escapes a wire string for text views; `"` and `\` are escaped too, so quoting stays unambiguous.
@@ -105,22 +126,40 @@ pub fn push_escaped(out: &mut String, s: &str) {
     }
 }
 
+/// Clean runs are copied whole; only the characters that need it are escaped.
 fn push_escaped_slow(out: &mut String, s: &str) {
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x80 && is_hostile(c) => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if is_hostile(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
+    let mut rest = s;
+    loop {
+        let Some(at) = first_hostile(rest.as_bytes()) else {
+            out.push_str(rest);
+            return;
+        };
+        let Some((clean, tail)) = rest.split_at_checked(at) else {
+            // Not reached (a hostile character starts at a boundary); escaped all the same.
+            return rest.chars().for_each(|c| push_char_escaped(out, c));
+        };
+        out.push_str(clean);
+        let mut chars = tail.chars();
+        let Some(c) = chars.next() else { return };
+        push_char_escaped(out, c);
+        rest = chars.as_str();
+    }
+}
+
+fn push_char_escaped(out: &mut String, c: char) {
+    match c {
+        '"' => out.push_str("\\\""),
+        '\\' => out.push_str("\\\\"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if (c as u32) < 0x80 && is_hostile(c) => {
+            let _ = write!(out, "\\x{:02x}", c as u32);
         }
+        c if is_hostile(c) => {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+        c => out.push(c),
     }
 }
 
@@ -192,6 +231,22 @@ mod tests {
             for at in (0..=base.len()).filter(|&at| base.is_char_boundary(at)) {
                 let s = format!("{}{}{}", &base[..at], b as char, &base[at..]);
                 assert_eq!(is_json_plain(&s), old(&s), "{s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn runs_escape_as_each_character_would() {
+        let old = |s: &str| {
+            let mut out = String::new();
+            s.chars().for_each(|c| push_char_escaped(&mut out, c));
+            out
+        };
+        for c in (0..=0x10ffff).step_by(7).chain(0..0x300).filter_map(char::from_u32) {
+            for s in [format!("{c}"), format!("ab{c}é{c}\tx\"z"), format!("{c}\u{202e}q")] {
+                let mut out = String::new();
+                push_escaped(&mut out, &s);
+                assert_eq!(out, old(&s), "{s:?}");
             }
         }
     }

@@ -157,6 +157,7 @@ fn write_value(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, named: &[(usize, &s
 
 /// A JSON string with serde_json's escaping (exact: valid UTF-8 is kept as is). A string
 /// with no control byte, `"` or `\\` (most of them) is copied as it is, as serde_json would.
+#[inline]
 fn string(out: &mut Vec<u8>, s: &str) {
     if super::escape::is_json_plain(s) {
         out.reserve(s.len() + 2);
@@ -164,8 +165,14 @@ fn string(out: &mut Vec<u8>, s: &str) {
         out.extend_from_slice(s.as_bytes());
         out.push(b'"');
     } else {
-        let _ = serde_json::to_writer(&mut *out, s);
+        escaped(out, s);
     }
+}
+
+/// [`string`]'s rare case, out of line.
+#[inline(never)]
+fn escaped(out: &mut Vec<u8>, s: &str) {
+    let _ = serde_json::to_writer(&mut *out, s);
 }
 
 fn hex(out: &mut Vec<u8>, b: &[u8]) {

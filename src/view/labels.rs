@@ -22,6 +22,57 @@ pub fn addr(a: &SocketAddr) -> String {
 /// Appends `ip:port`; IPv4 is written by hand because std's Display is a hot spot on big files.
 pub fn push_addr(out: &mut String, a: &SocketAddr) {
     match a {
+        SocketAddr::V4(v4) => with_v4_text(v4, |t| out.push_str(t)),
+        SocketAddr::V6(_) => write_addr(out, a),
+    }
+}
+
+/// IPv4 addresses' text kept, in slots by a hash of the address: a capture's lines name
+/// the same endpoints again and again, and a copy of the text costs far less than writing it.
+const ADDR_SLOTS: usize = 256;
+
+thread_local! {
+    static ADDR_TEXT: std::cell::RefCell<Vec<(std::net::SocketAddrV4, String)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Calls `f` with the text of `a`, as [`write_addr`] writes it.
+fn with_v4_text<R>(a: &std::net::SocketAddrV4, f: impl FnOnce(&str) -> R) -> R {
+    let port = u32::from(a.port());
+    let key = u32::from(*a.ip()) ^ port ^ port.rotate_left(16);
+    // The top eight bits of a multiplicative hash: one of the 256 slots.
+    let slot = (key.wrapping_mul(0x9E37_79B9) >> 24) as usize;
+    ADDR_TEXT.with(|cell| {
+        let Ok(mut slots) = cell.try_borrow_mut() else {
+            let mut text = String::with_capacity(21);
+            write_addr(&mut text, &SocketAddr::V4(*a));
+            return f(&text);
+        };
+        if slots.is_empty() {
+            let unset = std::net::SocketAddrV4::new(std::net::Ipv4Addr::UNSPECIFIED, 0);
+            slots.resize(ADDR_SLOTS, (unset, String::new()));
+        }
+        match slots.get_mut(slot) {
+            Some((at, text)) => {
+                if at != a || text.is_empty() {
+                    *at = *a;
+                    text.clear();
+                    write_addr(text, &SocketAddr::V4(*a));
+                }
+                f(text)
+            }
+            None => {
+                let mut text = String::with_capacity(21);
+                write_addr(&mut text, &SocketAddr::V4(*a));
+                f(&text)
+            }
+        }
+    })
+}
+
+/// Writes `ip:port` (what [`push_addr`] appends), with nothing kept.
+fn write_addr(out: &mut String, a: &SocketAddr) {
+    match a {
         SocketAddr::V4(v4) => {
             for (i, o) in v4.ip().octets().into_iter().enumerate() {
                 if i > 0 {
@@ -53,17 +104,7 @@ fn push_octet(out: &mut String, o: u8) {
 /// [`push_addr`] into bytes (the NDJSON writer's buffer).
 pub fn push_addr_bytes(out: &mut Vec<u8>, a: &SocketAddr) {
     match a {
-        SocketAddr::V4(v4) => {
-            let mut b = itoa::Buffer::new();
-            for (i, o) in v4.ip().octets().iter().enumerate() {
-                if i > 0 {
-                    out.push(b'.');
-                }
-                out.extend_from_slice(b.format(*o).as_bytes());
-            }
-            out.push(b':');
-            out.extend_from_slice(b.format(v4.port()).as_bytes());
-        }
+        SocketAddr::V4(v4) => with_v4_text(v4, |t| out.extend_from_slice(t.as_bytes())),
         SocketAddr::V6(_) => {
             let _ = std::io::Write::write_fmt(out, format_args!("{a}"));
         }
@@ -269,6 +310,23 @@ pub fn key_type_words(t: Option<i8>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kept_address_text_is_the_address_written() {
+        // More addresses than slots, twice over: every one reads as std writes it.
+        for round in 0..2 {
+            for i in 0..600u32 {
+                let ip = std::net::Ipv4Addr::from(0x0a00_0000 + i * 7 + round);
+                let sa = SocketAddr::V4(std::net::SocketAddrV4::new(ip, (i * 131) as u16));
+                let mut s = String::new();
+                push_addr(&mut s, &sa);
+                assert_eq!(s, sa.to_string());
+                let mut b = Vec::new();
+                push_addr_bytes(&mut b, &sa);
+                assert_eq!(String::from_utf8(b).unwrap(), sa.to_string());
+            }
+        }
+    }
 
     #[test]
     fn addresses_print_as_std_does() {

@@ -51,15 +51,18 @@ struct Ctx<'n> {
 fn children(out: &mut String, tree: &Tree<'_>, i: usize, prefix: &mut String, at: &Ctx<'_>) {
     let end = tree.nodes.get(i).map_or(0, |n| n.next);
     for c in tree.children(i) {
-        let last = tree.nodes.get(c).is_some_and(|n| n.next == end);
+        let Some(n) = tree.nodes.get(c) else { continue };
         line(out, Some(prefix), tree, c, at);
+        // A leaf (most nodes) draws nothing under it: no prefix to grow, no call.
+        let data = super::records::data(n);
+        if n.next as usize <= c + 1 && data.is_none() {
+            continue;
+        }
         let len = prefix.len();
-        prefix.push_str(if last { "    " } else { "|   " });
+        prefix.push_str(if n.next == end { "    " } else { "|   " });
         children(out, tree, c, prefix, at);
-        if let Some(n) = tree.nodes.get(c) {
-            if let Some(data) = super::records::data(n) {
-                record_batches(out, n, data, prefix, at.version);
-            }
+        if let Some(data) = data {
+            record_batches(out, n, data, prefix, at.version);
         }
         prefix.truncate(len);
     }
@@ -147,7 +150,16 @@ fn push_about(out: &mut String, about: &str) {
     let long = about.len() > ABOUT_MAX
         && (about.is_ascii() || about.chars().count() > ABOUT_MAX);
     if long {
-        out.extend(about.chars().take(ABOUT_CUT));
+        // Copied whole up to the cut, not a character at a time.
+        let at = if about.is_ascii() {
+            ABOUT_CUT
+        } else {
+            about
+                .char_indices()
+                .nth(ABOUT_CUT)
+                .map_or(about.len(), |(at, _)| at)
+        };
+        out.push_str(about.get(..at).unwrap_or(about));
         out.push_str("...");
     } else {
         out.push_str(about);

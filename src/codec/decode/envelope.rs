@@ -9,7 +9,8 @@ pub(super) const ENVELOPE: i16 = 58;
 /// Where the walker stood, to undo a tentative decode.
 struct Mark {
     nodes: usize,
-    open: usize,
+    top: u32,
+    opened: usize,
     depth: u16,
 }
 
@@ -17,14 +18,17 @@ impl<'a> Walker<'a> {
     fn mark(&self) -> Mark {
         Mark {
             nodes: self.nodes.len(),
-            open: self.open.len(),
+            top: self.top,
+            opened: self.opened,
             depth: self.depth,
         }
     }
 
     fn undo(&mut self, m: &Mark) {
         self.nodes.truncate(m.nodes);
-        self.open.truncate(m.open);
+        // Containers opened since are forgotten; those before keep their chain.
+        self.top = m.top;
+        self.opened = m.opened;
         self.depth = m.depth;
     }
 
