@@ -468,7 +468,10 @@ impl Source for Wire<'_> {
 /// Decompressed bytes, read on demand in chunks, never past `cap + 1`.
 struct Payload<'r> {
     reader: Box<dyn Read + 'r>,
+    /// Bytes `..filled` are decompressed; the rest is room already zeroed,
+    /// kept with the buffer between batches ([`SCRATCH`]).
     buf: Vec<u8>,
+    filled: usize,
     /// Bytes decompressed and dropped before `buf` ([`Source::consume`]).
     dropped: usize,
     cap: Cap,
@@ -476,13 +479,27 @@ struct Payload<'r> {
     codec: Compression,
 }
 
+/// A payload buffer larger than this is not kept for the next batch.
+const SCRATCH_KEEP: usize = 4 << 20;
+
+thread_local! {
+    /// The last payload buffer, so that each batch does not grow (and zero) a new one.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl<'r> Payload<'r> {
     fn new(codec: Compression, data: &'r [u8], magic: i8, cap: Cap) -> Result<Self, Fail> {
         let reader =
             codec::reader(codec, data, magic, cap.bytes).map_err(|e| read_fail(codec, cap, &e))?;
+        let buf = SCRATCH
+            .try_with(|s| s.try_borrow_mut().map(|mut s| std::mem::take(&mut *s)).ok())
+            .ok()
+            .flatten()
+            .unwrap_or_default();
         Ok(Payload {
             reader,
-            buf: Vec::new(),
+            buf,
+            filled: 0,
             dropped: 0,
             cap,
             eof: false,
@@ -490,11 +507,52 @@ impl<'r> Payload<'r> {
         })
     }
 
-    /// Keeps the bytes up to `end` (the last record decoded) and frees the rest.
-    fn keep(mut self, end: usize) -> Vec<u8> {
-        self.buf.truncate(end);
-        self.buf.shrink_to_fit();
+    /// The bytes up to `end` (the last record decoded), to keep.
+    fn keep(&self, end: usize) -> Vec<u8> {
         self.buf
+            .get(..end.min(self.filled))
+            .unwrap_or_default()
+            .to_vec()
+    }
+
+    /// Reads until `want` more bytes are in or the reader gives nothing more,
+    /// as `take(want).read_to_end` would; `false` when it gave nothing.
+    fn fill(&mut self, want: usize) -> std::io::Result<bool> {
+        let end = self.filled + want;
+        if self.buf.len() < end {
+            self.buf.resize(end, 0);
+        }
+        let mut got = 0;
+        while self.filled < end {
+            let Some(room) = self.buf.get_mut(self.filled..end) else {
+                break;
+            };
+            match self.reader.read(room) {
+                Ok(0) => break,
+                Ok(n) => {
+                    self.filled += n;
+                    got += n;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(got > 0)
+    }
+}
+
+impl Drop for Payload<'_> {
+    fn drop(&mut self) {
+        if self.buf.len() <= SCRATCH_KEEP {
+            let buf = std::mem::take(&mut self.buf);
+            let _ = SCRATCH.try_with(|s| {
+                if let Ok(mut s) = s.try_borrow_mut() {
+                    if s.len() < buf.len() {
+                        *s = buf;
+                    }
+                }
+            });
+        }
     }
 }
 
@@ -520,34 +578,32 @@ fn read_fail(codec: Compression, cap: Cap, e: &std::io::Error) -> Fail {
 
 impl Source for Payload<'_> {
     fn avail(&mut self, upto: usize) -> Result<&[u8], Fail> {
-        while self.buf.len() < upto && !self.eof {
-            if self.dropped + self.buf.len() > self.cap.bytes {
+        while self.filled < upto && !self.eof {
+            if self.dropped + self.filled > self.cap.bytes {
                 return Err(over_cap(self.cap));
             }
-            let room = self.cap.bytes + 1 - self.dropped - self.buf.len();
-            let want = (upto - self.buf.len()).max(CHUNK).min(room);
-            match (&mut self.reader)
-                .take(want as u64)
-                .read_to_end(&mut self.buf)
-            {
-                Ok(0) => self.eof = true,
-                Ok(_) => {}
+            let room = self.cap.bytes + 1 - self.dropped - self.filled;
+            let want = (upto - self.filled).max(CHUNK).min(room);
+            match self.fill(want) {
+                Ok(false) => self.eof = true,
+                Ok(true) => {}
                 Err(e) => return Err(read_fail(self.codec, self.cap, &e)),
             }
         }
-        if self.dropped + self.buf.len() > self.cap.bytes {
+        if self.dropped + self.filled > self.cap.bytes {
             return Err(over_cap(self.cap));
         }
-        Ok(&self.buf)
+        Ok(self.held())
     }
     fn held(&self) -> &[u8] {
-        &self.buf
+        self.buf.get(..self.filled).unwrap_or_default()
     }
     fn consume(&mut self, upto: usize) -> usize {
-        if upto < CHUNK || upto > self.buf.len() {
+        if upto < CHUNK || upto > self.filled {
             return 0;
         }
-        self.buf.drain(..upto);
+        self.buf.copy_within(upto..self.filled, 0);
+        self.filled -= upto;
         self.dropped += upto;
         upto
     }
