@@ -327,3 +327,169 @@ impl RecordsTree {
             .collect()
     }
 }
+
+/// Longest description the tree shows whole, and where a longer one is cut
+/// (as `view::tree` does).
+const ABOUT_MAX: usize = 78;
+const ABOUT_CUT: usize = 75;
+/// Raw bytes shown before eliding (as `view::tree` does).
+const BYTES_SHOWN: usize = 32;
+
+impl RecordsTree {
+    /// Writes the tree view's lines for the nodes under the `records` field,
+    /// as `view::tree` draws them from [`RecordsTree::nodes`], straight from
+    /// the traced nodes: no node list is built and nothing goes through `fmt`.
+    /// `base` is the field's data offset in the message; `prefix` the drawing
+    /// before the field's children (restored on return).
+    pub fn render(&self, out: &mut String, field: &[u8], base: u32, prefix: &mut String) {
+        let mut pen = Pen { out, field, base };
+        self.render_children(&mut pen, prefix, 0, self.nodes.len());
+    }
+
+    fn render_children(&self, pen: &mut Pen<'_>, prefix: &mut String, mut at: usize, end: usize) {
+        while at < end {
+            let Some(n) = self.nodes.get(at) else { return };
+            let next = n.next as usize;
+            self.line(pen, prefix, n);
+            let len = prefix.len();
+            prefix.push_str(if next == end { "    " } else { "|   " });
+            self.render_children(pen, prefix, at + 1, next);
+            prefix.truncate(len);
+            at = next.max(at + 1);
+        }
+    }
+
+    fn line(&self, pen: &mut Pen<'_>, prefix: &str, n: &TNode) {
+        let buf: &[u8] = match n.src {
+            Src::Wire => pen.field,
+            Src::Payload(k) => match self.entries.get(k as usize) {
+                Some(Entry::Batch(b)) => b.payload.as_deref().unwrap_or_default(),
+                Some(Entry::Message(m)) => m.payload.as_deref().unwrap_or_default(),
+                _ => &[],
+            },
+        };
+        let decompressed = n.src != Src::Wire;
+        let about = if decompressed && n.about.is_empty() && matches!(n.name, "Record" | "Message")
+        {
+            IN_PAYLOAD
+        } else {
+            n.about
+        };
+        let out = &mut *pen.out;
+        let mut num = itoa::Buffer::new();
+        out.push_str(prefix);
+        out.push_str("+-- ");
+        out.push_str(n.name);
+        if let Some(i) = n.index {
+            out.push('[');
+            out.push_str(num.format(i));
+            out.push(']');
+        }
+        out.push(' ');
+        out.push_str(n.ty);
+        out.push_str(" = ");
+        let range = |s: usize, l: usize| buf.get(s..s.saturating_add(l));
+        match n.val {
+            TVal::None => out.push_str("struct"),
+            // (No record field is an API key or an error code, which get a note.)
+            TVal::Int(v) => out.push_str(num.format(v)),
+            TVal::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+            TVal::Name(s) => quoted(out, s),
+            TVal::Text(s, l) => match range(s, l).map(std::str::from_utf8) {
+                Some(Ok(s)) => quoted(out, s),
+                _ => bytes(out, range(s, l)),
+            },
+            TVal::Range(s, l) => bytes(out, range(s, l)),
+            TVal::Array(1) => out.push_str("1 element"),
+            TVal::Array(c) => {
+                out.push_str(num.format(c));
+                out.push_str(" elements");
+            }
+        }
+        let offset = if decompressed {
+            n.offset as u32
+        } else {
+            base_offset(pen.base, n.offset)
+        };
+        out.push_str(" [0x");
+        push_hex4(out, offset);
+        out.push_str(", ");
+        out.push_str(num.format(n.len as u32));
+        out.push_str("B]");
+        push_about(out, about);
+        out.push('\n');
+    }
+}
+
+fn base_offset(base: u32, offset: usize) -> u32 {
+    base.saturating_add(offset as u32)
+}
+
+/// ` about`, cut after [`ABOUT_CUT`] characters when longer than [`ABOUT_MAX`].
+fn push_about(out: &mut String, about: &str) {
+    if about.is_empty() {
+        return;
+    }
+    out.push(' ');
+    let long =
+        about.len() > ABOUT_MAX && (about.is_ascii() || about.chars().count() > ABOUT_MAX);
+    if long {
+        out.extend(about.chars().take(ABOUT_CUT));
+        out.push_str("...");
+    } else {
+        out.push_str(about);
+    }
+}
+
+/// Where [`RecordsTree::render`] writes, and what every line needs.
+struct Pen<'w> {
+    out: &'w mut String,
+    field: &'w [u8],
+    base: u32,
+}
+
+fn quoted(out: &mut String, s: &str) {
+    out.push('"');
+    crate::view::escape::push_escaped(out, s);
+    out.push('"');
+}
+
+/// Two lowercase hex digits per byte value.
+const HEX: [[u8; 2]; 256] = {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut t = [[0u8; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = [DIGITS[i >> 4], DIGITS[i & 0x0f]];
+        i += 1;
+    }
+    t
+};
+
+/// Hex of the first [`BYTES_SHOWN`] bytes, `…` after them; `null` for none.
+fn bytes(out: &mut String, b: Option<&[u8]>) {
+    let Some(b) = b else {
+        out.push_str("null");
+        return;
+    };
+    let shown = b.get(..BYTES_SHOWN).unwrap_or(b);
+    let mut hex = [0u8; 2 * BYTES_SHOWN];
+    for (pair, &x) in hex.chunks_exact_mut(2).zip(shown) {
+        pair.copy_from_slice(HEX.get(usize::from(x)).unwrap_or(&[b'?', b'?']));
+    }
+    // Hex digits are ASCII.
+    out.push_str(std::str::from_utf8(hex.get(..shown.len() * 2).unwrap_or_default()).unwrap_or_default());
+    if b.len() > BYTES_SHOWN {
+        out.push('…');
+    }
+}
+
+/// `{:04x}`, without the formatter.
+fn push_hex4(out: &mut String, v: u32) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let width = (32 - v.leading_zeros()).div_ceil(4).max(4);
+    for k in (0..width).rev() {
+        let d = DIGITS.get(((v >> (4 * k)) & 0xf) as usize).copied().unwrap_or(b'?');
+        out.push(char::from(d));
+    }
+}
