@@ -115,6 +115,8 @@ pub(crate) struct Tracer {
     src: Option<Src>,
     /// The furthest byte seen per source, where an error closes containers.
     hi: Vec<(Src, usize)>,
+    /// Which entry of `hi` is the current source's, once known.
+    cur: Option<usize>,
 }
 
 impl Tracer {
@@ -122,10 +124,21 @@ impl Tracer {
         self.src.unwrap_or(Src::Wire)
     }
     fn reach(&mut self, at: usize) {
+        if let Some(h) = self.cur.and_then(|k| self.hi.get_mut(k)) {
+            h.1 = h.1.max(at);
+            return;
+        }
         let s = self.src();
-        match self.hi.iter_mut().find(|(k, _)| *k == s) {
-            Some((_, v)) => *v = (*v).max(at),
-            None => self.hi.push((s, at)),
+        let k = match self.hi.iter().position(|(k, _)| *k == s) {
+            Some(k) => k,
+            None => {
+                self.hi.push((s, 0));
+                self.hi.len() - 1
+            }
+        };
+        self.cur = Some(k);
+        if let Some(h) = self.hi.get_mut(k) {
+            h.1 = h.1.max(at);
         }
     }
     fn end(&mut self, idx: usize, at: usize) {
@@ -140,7 +153,10 @@ impl Tracer {
 impl Trace for Tracer {
     const ON: bool = true;
     fn source(&mut self, s: Src) {
-        self.src = Some(s);
+        if self.src != Some(s) {
+            self.src = Some(s);
+            self.cur = None;
+        }
     }
     fn open(
         &mut self,
@@ -235,7 +251,11 @@ pub const TREE_MAX_RECORDS: usize = 10_000;
 
 /// Decodes `field` and keeps every node, for the tree view.
 pub fn decode_tree(field: &[u8], opts: &Options<'_>) -> RecordsTree {
-    let mut t = Tracer::default();
+    // About a node per 3 bytes on the wire; more (decompressed) grow as needed.
+    let mut t = Tracer {
+        nodes: Vec::with_capacity((field.len() / 3).min(1 << 16)),
+        ..Tracer::default()
+    };
     let mut it = batches(field, opts);
     // Every payload is kept for the nodes, so the cap holds for the field as a whole.
     it.budget = Some(opts.max_decompressed);

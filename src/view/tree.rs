@@ -323,7 +323,7 @@ pub fn value(out: &mut String, n: &Node<'_>) {
         }
         (_, Value::Bytes(Some(b))) if n.ty == "records" => {
             // What the batch headers say, without decompressing.
-            out.push_str(&crate::records::summary::Totals::of(b).describe());
+            crate::records::summary::Totals::of(b).push_description(out);
             prefix_note(out, n.prefix, Some(b.len()));
         }
         (_, Value::Bytes(b)) => {
