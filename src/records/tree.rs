@@ -32,6 +32,32 @@ pub(crate) enum TVal {
     Array(u32),
 }
 
+/// What a traced node is: its name and type, with the tree line's text for
+/// them put together at compile time ([`kind!`]).
+#[derive(Debug)]
+pub(crate) struct Kind {
+    pub name: &'static str,
+    pub ty: &'static str,
+    /// `+-- Name type = `, and for an indexed node `+-- Name[` and `] type = `.
+    pub head: &'static str,
+    pub open: &'static str,
+    pub mid: &'static str,
+}
+
+/// A `&'static Kind` from a name and a type, both literals.
+macro_rules! kind {
+    ($name:literal, $ty:literal) => {
+        &$crate::records::tree::Kind {
+            name: $name,
+            ty: $ty,
+            head: concat!("+-- ", $name, " ", $ty, " = "),
+            open: concat!("+-- ", $name, "["),
+            mid: concat!("] ", $ty, " = "),
+        }
+    };
+}
+pub(crate) use kind;
+
 /// Receives the fields as the decoder reads them.
 pub(crate) trait Trace {
     const ON: bool;
@@ -39,9 +65,8 @@ pub(crate) trait Trace {
     fn open(
         &mut self,
         at: usize,
-        name: &'static str,
+        kind: &'static Kind,
         index: Option<u32>,
-        ty: &'static str,
         val: TVal,
         about: &'static str,
     );
@@ -51,9 +76,8 @@ pub(crate) trait Trace {
         &mut self,
         from: usize,
         to: usize,
-        name: &'static str,
+        kind: &'static Kind,
         index: Option<u32>,
-        ty: &'static str,
         val: TVal,
         about: &'static str,
     );
@@ -65,24 +89,14 @@ pub(crate) trait Trace {
 impl Trace for () {
     const ON: bool = false;
     fn source(&mut self, _: Src) {}
-    fn open(
-        &mut self,
-        _: usize,
-        _: &'static str,
-        _: Option<u32>,
-        _: &'static str,
-        _: TVal,
-        _: &'static str,
-    ) {
-    }
+    fn open(&mut self, _: usize, _: &'static Kind, _: Option<u32>, _: TVal, _: &'static str) {}
     fn close(&mut self, _: usize) {}
     fn leaf(
         &mut self,
         _: usize,
         _: usize,
-        _: &'static str,
+        _: &'static Kind,
         _: Option<u32>,
-        _: &'static str,
         _: TVal,
         _: &'static str,
     ) {
@@ -95,9 +109,8 @@ impl Trace for () {
 
 #[derive(Clone, Debug)]
 struct TNode {
-    name: &'static str,
+    kind: &'static Kind,
     index: Option<u32>,
-    ty: &'static str,
     val: TVal,
     src: Src,
     offset: usize,
@@ -161,18 +174,16 @@ impl Trace for Tracer {
     fn open(
         &mut self,
         at: usize,
-        name: &'static str,
+        kind: &'static Kind,
         index: Option<u32>,
-        ty: &'static str,
         val: TVal,
         about: &'static str,
     ) {
         self.reach(at);
         self.open.push(self.nodes.len());
         self.nodes.push(TNode {
-            name,
+            kind,
             index,
-            ty,
             val,
             src: self.src(),
             offset: at,
@@ -192,18 +203,16 @@ impl Trace for Tracer {
         &mut self,
         from: usize,
         to: usize,
-        name: &'static str,
+        kind: &'static Kind,
         index: Option<u32>,
-        ty: &'static str,
         val: TVal,
         about: &'static str,
     ) {
         self.reach(to);
         let next = self.nodes.len() as u32 + 1;
         self.nodes.push(TNode {
-            name,
+            kind,
             index,
-            ty,
             val,
             src: self.src(),
             offset: from,
@@ -312,7 +321,7 @@ impl RecordsTree {
                 };
                 let decompressed = n.src != Src::Wire;
                 let about =
-                    if decompressed && n.about.is_empty() && matches!(n.name, "Record" | "Message")
+                    if decompressed && n.about.is_empty() && matches!(n.kind.name, "Record" | "Message")
                     {
                         IN_PAYLOAD
                     } else {
@@ -325,9 +334,9 @@ impl RecordsTree {
                 };
                 RecNode {
                     node: Node {
-                        name: n.name,
+                        name: n.kind.name,
                         index: n.index,
-                        ty: n.ty,
+                        ty: n.kind.ty,
                         value,
                         prefix: Prefix::None,
                         offset,
@@ -389,7 +398,7 @@ impl RecordsTree {
             },
         };
         let decompressed = n.src != Src::Wire;
-        let about = if decompressed && n.about.is_empty() && matches!(n.name, "Record" | "Message")
+        let about = if decompressed && n.about.is_empty() && matches!(n.kind.name, "Record" | "Message")
         {
             IN_PAYLOAD
         } else {
@@ -398,16 +407,14 @@ impl RecordsTree {
         let out = &mut *pen.out;
         let mut num = itoa::Buffer::new();
         out.push_str(prefix);
-        out.push_str("+-- ");
-        out.push_str(n.name);
-        if let Some(i) = n.index {
-            out.push('[');
-            out.push_str(num.format(i));
-            out.push(']');
+        match n.index {
+            Some(i) => {
+                out.push_str(n.kind.open);
+                out.push_str(num.format(i));
+                out.push_str(n.kind.mid);
+            }
+            None => out.push_str(n.kind.head),
         }
-        out.push(' ');
-        out.push_str(n.ty);
-        out.push_str(" = ");
         let range = |s: usize, l: usize| buf.get(s..s.saturating_add(l));
         match n.val {
             TVal::None => out.push_str("struct"),
