@@ -482,6 +482,8 @@ fn quoted(out: &mut String, s: &str) {
 }
 
 /// Two lowercase hex digits per byte value.
+// Evaluated at compile time: an index out of range would fail the build, not a run.
+#[allow(clippy::indexing_slicing)]
 const HEX: [[u8; 2]; 256] = {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut t = [[0u8; 2]; 256];
@@ -502,7 +504,7 @@ fn bytes(out: &mut String, b: Option<&[u8]>) {
     let shown = b.get(..BYTES_SHOWN).unwrap_or(b);
     let mut hex = [0u8; 2 * BYTES_SHOWN];
     for (pair, &x) in hex.chunks_exact_mut(2).zip(shown) {
-        pair.copy_from_slice(HEX.get(usize::from(x)).unwrap_or(&[b'?', b'?']));
+        pair.copy_from_slice(HEX.get(usize::from(x)).unwrap_or(b"??"));
     }
     // Hex digits are ASCII.
     out.push_str(std::str::from_utf8(hex.get(..shown.len() * 2).unwrap_or_default()).unwrap_or_default());

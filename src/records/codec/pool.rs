@@ -258,8 +258,11 @@ pub(crate) struct Lz4<'a> {
     end: usize,
     /// Decompressed bytes handed out so far.
     produced: u64,
-    fallback: Option<(lz4_flex::frame::FrameDecoder<io::Cursor<Cow<'a, [u8]>>>, u64)>,
+    /// lz4_flex decoding from the start, and the bytes it still has to skip.
+    fallback: Option<(Lz4Flex<'a>, u64)>,
 }
+
+type Lz4Flex<'a> = lz4_flex::frame::FrameDecoder<io::Cursor<Cow<'a, [u8]>>>;
 
 /// Why the fast path stops: lz4_flex takes over.
 struct Defer;
