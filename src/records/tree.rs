@@ -126,33 +126,11 @@ pub(crate) struct Tracer {
     nodes: Vec<TNode>,
     open: Vec<usize>,
     src: Option<Src>,
-    /// The furthest byte seen per source, where an error closes containers.
-    hi: Vec<(Src, usize)>,
-    /// Which entry of `hi` is the current source's, once known.
-    cur: Option<usize>,
 }
 
 impl Tracer {
     fn src(&self) -> Src {
         self.src.unwrap_or(Src::Wire)
-    }
-    fn reach(&mut self, at: usize) {
-        if let Some(h) = self.cur.and_then(|k| self.hi.get_mut(k)) {
-            h.1 = h.1.max(at);
-            return;
-        }
-        let s = self.src();
-        let k = match self.hi.iter().position(|(k, _)| *k == s) {
-            Some(k) => k,
-            None => {
-                self.hi.push((s, 0));
-                self.hi.len() - 1
-            }
-        };
-        self.cur = Some(k);
-        if let Some(h) = self.hi.get_mut(k) {
-            h.1 = h.1.max(at);
-        }
     }
     fn end(&mut self, idx: usize, at: usize) {
         let next = self.nodes.len() as u32;
@@ -166,10 +144,7 @@ impl Tracer {
 impl Trace for Tracer {
     const ON: bool = true;
     fn source(&mut self, s: Src) {
-        if self.src != Some(s) {
-            self.src = Some(s);
-            self.cur = None;
-        }
+        self.src = Some(s);
     }
     fn open(
         &mut self,
@@ -179,7 +154,6 @@ impl Trace for Tracer {
         val: TVal,
         about: &'static str,
     ) {
-        self.reach(at);
         self.open.push(self.nodes.len());
         self.nodes.push(TNode {
             kind,
@@ -194,7 +168,6 @@ impl Trace for Tracer {
         });
     }
     fn close(&mut self, at: usize) {
-        self.reach(at);
         if let Some(idx) = self.open.pop() {
             self.end(idx, at);
         }
@@ -208,7 +181,6 @@ impl Trace for Tracer {
         val: TVal,
         about: &'static str,
     ) {
-        self.reach(to);
         let next = self.nodes.len() as u32 + 1;
         self.nodes.push(TNode {
             kind,
@@ -228,12 +200,19 @@ impl Trace for Tracer {
     fn close_to(&mut self, keep: usize) {
         while self.open.len() > keep {
             if let Some(idx) = self.open.pop() {
+                // The furthest byte read in its source: positions only grow
+                // within one source, so that is the furthest its own nodes
+                // reach (inner containers are closed first).
                 let src = self.nodes.get(idx).map(|n| n.src);
                 let at = self
-                    .hi
+                    .nodes
+                    .get(idx..)
+                    .unwrap_or_default()
                     .iter()
-                    .find(|(k, _)| Some(*k) == src)
-                    .map_or(0, |h| h.1);
+                    .filter(|n| Some(n.src) == src)
+                    .map(|n| n.offset + n.len)
+                    .max()
+                    .unwrap_or(0);
                 self.end(idx, at);
             }
         }
