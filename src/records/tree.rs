@@ -367,15 +367,19 @@ impl RecordsTree {
         }
     }
 
-    fn line(&self, pen: &mut Pen<'_>, prefix: &str, n: &TNode) {
-        let buf: &[u8] = match n.src {
-            Src::Wire => pen.field,
+    /// The buffer a node's byte ranges are in.
+    fn buf<'b>(&'b self, field: &'b [u8], src: Src) -> &'b [u8] {
+        match src {
+            Src::Wire => field,
             Src::Payload(k) => match self.entries.get(k as usize) {
                 Some(Entry::Batch(b)) => b.payload.as_deref().unwrap_or_default(),
                 Some(Entry::Message(m)) => m.payload.as_deref().unwrap_or_default(),
                 _ => &[],
             },
-        };
+        }
+    }
+
+    fn line(&self, pen: &mut Pen<'_>, prefix: &str, n: &TNode) {
         let decompressed = n.src != Src::Wire;
         let about = if decompressed && n.about.is_empty() && matches!(n.kind.name, "Record" | "Message")
         {
@@ -394,7 +398,11 @@ impl RecordsTree {
             }
             None => out.push_str(n.kind.head),
         }
-        let range = |s: usize, l: usize| buf.get(s..s.saturating_add(l));
+        // Only byte values need the buffer, looked up then.
+        let range = |s: usize, l: usize| {
+            self.buf(pen.field, n.src)
+                .get(s..s.saturating_add(l))
+        };
         match n.val {
             TVal::None => out.push_str("struct"),
             // (No record field is an API key or an error code, which get a note.)
