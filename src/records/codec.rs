@@ -8,7 +8,10 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
+use std::borrow::Cow;
 use std::io::{self, Read, Write};
+
+mod pool;
 
 /// The codec named by attribute bits 0-2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +86,10 @@ const XERIAL_HEADER: usize = 16;
 
 /// A streaming decoder for `data` compressed with `codec`. `magic` selects the
 /// old LZ4 framing of magic 0 messages; `cap` bounds every block it allocates.
+///
+/// gzip, zstd and LZ4 decoders keep their contexts and buffers in a per-thread
+/// pool between batches ([`pool`]): setting them up again for every batch of a
+/// few hundred bytes cost more than decompressing it.
 pub(crate) fn reader<'a>(
     codec: Compression,
     data: &'a [u8],
@@ -91,7 +98,7 @@ pub(crate) fn reader<'a>(
 ) -> io::Result<Box<dyn Read + 'a>> {
     match codec {
         Compression::None => Ok(Box::new(data)),
-        Compression::Gzip => Ok(Box::new(flate2::read::MultiGzDecoder::new(data))),
+        Compression::Gzip => Ok(Box::new(pool::Gz::new(data))),
         Compression::Snappy => {
             if data.starts_with(&XERIAL_MAGIC) {
                 Ok(Box::new(Xerial {
@@ -109,22 +116,20 @@ pub(crate) fn reader<'a>(
             }
         }
         Compression::Lz4 => {
-            if magic == 0 {
-                Ok(Box::new(lz4_flex::frame::FrameDecoder::new(
-                    io::Cursor::new(fix_lz4_header_checksum(data)),
-                )))
+            let data = if magic == 0 {
+                Cow::Owned(fix_lz4_header_checksum(data))
             } else {
-                Ok(Box::new(lz4_flex::frame::FrameDecoder::new(data)))
-            }
+                Cow::Borrowed(data)
+            };
+            Ok(Box::new(pool::Lz4::new(data)))
         }
         Compression::Zstd => {
-            let mut d = zstd::stream::read::Decoder::with_buffer(data)?;
             // The window a frame may claim: twice the cap, at least the 8 MiB that
             // streaming compressors (which do not know the size) ask for at
             // common levels, at most zstd's own default limit of 2^27.
             let log = (usize::BITS - cap.leading_zeros() + 1).clamp(23, 27);
-            d.window_log_max(log)?;
-            Ok(Box::new(d))
+            let op = pool::Zstd::new(log)?;
+            Ok(Box::new(zstd::stream::zio::Reader::new(data, op)))
         }
         Compression::Unknown(n) => Err(io::Error::new(
             io::ErrorKind::InvalidData,

@@ -311,13 +311,13 @@ fn hex_or_null(out: &mut Vec<u8>, buf: &[u8], s: Option<Span>) {
 pub fn hex(out: &mut Vec<u8>, b: &[u8]) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let digit = |n: u8| DIGITS.get(usize::from(n)).copied().unwrap_or(b'?');
-    // Through a stack buffer: one extend per 512 input bytes, not two pushes per byte.
-    let mut buf = [0u8; 1024];
-    for chunk in b.chunks(512) {
-        for (pair, &x) in buf.chunks_exact_mut(2).zip(chunk) {
+    // Into room made at the end: no per-byte pushes, no buffer to clear first.
+    let start = out.len();
+    out.resize(start + b.len() * 2, 0);
+    if let Some(dst) = out.get_mut(start..) {
+        for (pair, &x) in dst.chunks_exact_mut(2).zip(b) {
             pair.copy_from_slice(&[digit(x >> 4), digit(x & 0x0f)]);
         }
-        out.extend_from_slice(buf.get(..chunk.len() * 2).unwrap_or_default());
     }
 }
 

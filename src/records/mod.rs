@@ -47,7 +47,7 @@ pub use wire::Fail;
 
 use std::io::Read;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tree::{TVal, Trace};
+use tree::{Kind, TVal, Trace, kind};
 use wire::Cur;
 
 /// Default cap on the decompressed bytes of one batch: 64 MiB.
@@ -468,7 +468,10 @@ impl Source for Wire<'_> {
 /// Decompressed bytes, read on demand in chunks, never past `cap + 1`.
 struct Payload<'r> {
     reader: Box<dyn Read + 'r>,
+    /// Bytes `..filled` are decompressed; the rest is room already zeroed,
+    /// kept with the buffer between batches ([`SCRATCH`]).
     buf: Vec<u8>,
+    filled: usize,
     /// Bytes decompressed and dropped before `buf` ([`Source::consume`]).
     dropped: usize,
     cap: Cap,
@@ -476,13 +479,27 @@ struct Payload<'r> {
     codec: Compression,
 }
 
+/// A payload buffer larger than this is not kept for the next batch.
+const SCRATCH_KEEP: usize = 4 << 20;
+
+thread_local! {
+    /// The last payload buffer, so that each batch does not grow (and zero) a new one.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl<'r> Payload<'r> {
     fn new(codec: Compression, data: &'r [u8], magic: i8, cap: Cap) -> Result<Self, Fail> {
         let reader =
             codec::reader(codec, data, magic, cap.bytes).map_err(|e| read_fail(codec, cap, &e))?;
+        let buf = SCRATCH
+            .try_with(|s| s.try_borrow_mut().map(|mut s| std::mem::take(&mut *s)).ok())
+            .ok()
+            .flatten()
+            .unwrap_or_default();
         Ok(Payload {
             reader,
-            buf: Vec::new(),
+            buf,
+            filled: 0,
             dropped: 0,
             cap,
             eof: false,
@@ -490,11 +507,52 @@ impl<'r> Payload<'r> {
         })
     }
 
-    /// Keeps the bytes up to `end` (the last record decoded) and frees the rest.
-    fn keep(mut self, end: usize) -> Vec<u8> {
-        self.buf.truncate(end);
-        self.buf.shrink_to_fit();
+    /// The bytes up to `end` (the last record decoded), to keep.
+    fn keep(&self, end: usize) -> Vec<u8> {
         self.buf
+            .get(..end.min(self.filled))
+            .unwrap_or_default()
+            .to_vec()
+    }
+
+    /// Reads until `want` more bytes are in or the reader gives nothing more,
+    /// as `take(want).read_to_end` would; `false` when it gave nothing.
+    fn fill(&mut self, want: usize) -> std::io::Result<bool> {
+        let end = self.filled + want;
+        if self.buf.len() < end {
+            self.buf.resize(end, 0);
+        }
+        let mut got = 0;
+        while self.filled < end {
+            let Some(room) = self.buf.get_mut(self.filled..end) else {
+                break;
+            };
+            match self.reader.read(room) {
+                Ok(0) => break,
+                Ok(n) => {
+                    self.filled += n;
+                    got += n;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(got > 0)
+    }
+}
+
+impl Drop for Payload<'_> {
+    fn drop(&mut self) {
+        if self.buf.len() <= SCRATCH_KEEP {
+            let buf = std::mem::take(&mut self.buf);
+            let _ = SCRATCH.try_with(|s| {
+                if let Ok(mut s) = s.try_borrow_mut() {
+                    if s.len() < buf.len() {
+                        *s = buf;
+                    }
+                }
+            });
+        }
     }
 }
 
@@ -520,34 +578,32 @@ fn read_fail(codec: Compression, cap: Cap, e: &std::io::Error) -> Fail {
 
 impl Source for Payload<'_> {
     fn avail(&mut self, upto: usize) -> Result<&[u8], Fail> {
-        while self.buf.len() < upto && !self.eof {
-            if self.dropped + self.buf.len() > self.cap.bytes {
+        while self.filled < upto && !self.eof {
+            if self.dropped + self.filled > self.cap.bytes {
                 return Err(over_cap(self.cap));
             }
-            let room = self.cap.bytes + 1 - self.dropped - self.buf.len();
-            let want = (upto - self.buf.len()).max(CHUNK).min(room);
-            match (&mut self.reader)
-                .take(want as u64)
-                .read_to_end(&mut self.buf)
-            {
-                Ok(0) => self.eof = true,
-                Ok(_) => {}
+            let room = self.cap.bytes + 1 - self.dropped - self.filled;
+            let want = (upto - self.filled).max(CHUNK).min(room);
+            match self.fill(want) {
+                Ok(false) => self.eof = true,
+                Ok(true) => {}
                 Err(e) => return Err(read_fail(self.codec, self.cap, &e)),
             }
         }
-        if self.dropped + self.buf.len() > self.cap.bytes {
+        if self.dropped + self.filled > self.cap.bytes {
             return Err(over_cap(self.cap));
         }
-        Ok(&self.buf)
+        Ok(self.held())
     }
     fn held(&self) -> &[u8] {
-        &self.buf
+        self.buf.get(..self.filled).unwrap_or_default()
     }
     fn consume(&mut self, upto: usize) -> usize {
-        if upto < CHUNK || upto > self.buf.len() {
+        if upto < CHUNK || upto > self.filled {
             return 0;
         }
-        self.buf.drain(..upto);
+        self.buf.copy_within(upto..self.filled, 0);
+        self.filled -= upto;
         self.dropped += upto;
         upto
     }
@@ -575,13 +631,9 @@ fn next_entry<S: Source, T: Trace>(
         } else {
             t.leaf(
                 pos,
-                pos + rem,
-                "Partial",
-                None,
-                "bytes",
+                pos + rem, kind!("Partial", "bytes"), None,
                 TVal::Range(pos, rem),
-                "a batch cut off at the end of the field (brokers do this at the size limit)",
-            );
+                "a batch cut off at the end of the field (brokers do this at the size limit)");
             Entry::Partial {
                 at: pos,
                 bytes: rem,
@@ -627,13 +679,9 @@ fn next_entry<S: Source, T: Trace>(
 fn error_entry<T: Trace>(at: usize, bytes: usize, error: String, t: &mut T) -> Entry {
     t.leaf(
         at,
-        at + bytes,
-        "Error",
-        None,
-        "bytes",
+        at + bytes, kind!("Error", "bytes"), None,
         TVal::Range(at, bytes),
-        "bytes that do not decode as a batch",
-    );
+        "bytes that do not decode as a batch");
     Entry::Error { at, bytes, error }
 }
 
@@ -675,13 +723,9 @@ fn batch<T: Trace>(
     } else if codec == Compression::None {
         let about = "the records";
         t.open(
-            start,
-            "Records",
-            None,
-            "records",
+            start, kind!("Records", "records"), None,
             TVal::Array(h.record_count as u32),
-            about,
-        );
+            about);
         if let Some(e) = emit.as_deref_mut() {
             e(Ev::Head(&b));
         }
@@ -696,22 +740,14 @@ fn batch<T: Trace>(
     } else {
         let data = buf.get(start..).unwrap_or_default();
         t.open(
-            start,
-            "Records",
-            None,
-            "records",
+            start, kind!("Records", "records"), None,
             TVal::Array(h.record_count as u32),
-            "the records, compressed",
-        );
+            "the records, compressed");
         t.leaf(
             start,
-            buf.len(),
-            "CompressedRecords",
-            None,
-            codec.name(),
+            buf.len(), compressed_kind(codec), None,
             TVal::Range(start, data.len()),
-            "",
-        );
+            "");
         if ctx.max_records == 0 && h.record_count > 0 {
             b.limited = true;
         } else {
@@ -737,148 +773,115 @@ fn batch<T: Trace>(
     b
 }
 
+/// The node of a batch's compressed records, typed by its codec's name.
+fn compressed_kind(codec: Compression) -> &'static Kind {
+    match codec {
+        Compression::None => kind!("CompressedRecords", "none"),
+        Compression::Gzip => kind!("CompressedRecords", "gzip"),
+        Compression::Snappy => kind!("CompressedRecords", "snappy"),
+        Compression::Lz4 => kind!("CompressedRecords", "lz4"),
+        Compression::Zstd => kind!("CompressedRecords", "zstd"),
+        Compression::Unknown(_) => kind!("CompressedRecords", "unknown"),
+    }
+}
+
 /// A node saying how many records a limit left out, over the bytes they take.
 fn omitted<T: Trace>(t: &mut T, b: &Batch, from: usize, to: usize) {
     if b.limited {
         let n = i64::from(b.header.record_count).saturating_sub(b.records.len() as i64);
         t.leaf(
             from,
-            to,
-            "RecordsOmitted",
-            None,
-            "count",
+            to, kind!("RecordsOmitted", "count"), None,
             TVal::Int(n),
-            "records not shown (--max-records)",
-        );
+            "records not shown (--max-records)");
     }
 }
 
 fn trace_header<T: Trace>(t: &mut T, at: usize, index: u32, h: &BatchHeader, crc_valid: bool) {
     use TVal::{Bool, Int, Name};
     t.open(
-        at,
-        "RecordBatch",
-        Some(index),
-        "RecordBatch",
+        at, kind!("RecordBatch", "RecordBatch"), Some(index),
         TVal::None,
-        "a magic 2 record batch",
-    );
+        "a magic 2 record batch");
     let mut p = at;
-    let mut f = |t: &mut T, n: usize, name, ty, v, about| {
-        t.leaf(p, p + n, name, None, ty, v, about);
+    let mut f = |t: &mut T, n: usize, kind, v, about| {
+        t.leaf(p, p + n, kind, None, v, about);
         p += n;
     };
     f(
         t,
-        8,
-        "BaseOffset",
-        "int64",
+        8, kind!("BaseOffset", "int64"),
         Int(h.base_offset),
-        "offset of the first record",
-    );
+        "offset of the first record");
     f(
         t,
-        4,
-        "BatchLength",
-        "int32",
+        4, kind!("BatchLength", "int32"),
         Int(h.batch_length.into()),
-        "bytes that follow this field",
-    );
+        "bytes that follow this field");
     f(
         t,
-        4,
-        "PartitionLeaderEpoch",
-        "int32",
+        4, kind!("PartitionLeaderEpoch", "int32"),
         Int(h.partition_leader_epoch.into()),
-        "",
-    );
+        "");
     f(
         t,
-        1,
-        "Magic",
-        "int8",
+        1, kind!("Magic", "int8"),
         Int(h.magic.into()),
-        "record format version",
-    );
+        "record format version");
     let about = if crc_valid {
         "CRC-32C of the bytes after it: valid"
     } else {
         "CRC-32C of the bytes after it: MISMATCH"
     };
-    t.leaf(p, p + 4, "Crc", None, "uint32", Int(h.crc.into()), about);
-    t.leaf(p, p + 4, "CrcValid", None, "bool", Bool(crc_valid), "");
+    t.leaf(p, p + 4, kind!("Crc", "uint32"), None, Int(h.crc.into()), about);
+    t.leaf(p, p + 4, kind!("CrcValid", "bool"), None, Bool(crc_valid), "");
     p += 4;
-    t.open(p, "Attributes", None, "int16", Int(h.attributes.into()), "");
+    t.open(p, kind!("Attributes", "int16"), None, Int(h.attributes.into()), "");
     t.leaf(
         p,
-        p + 2,
-        "Compression",
-        None,
-        "bits 0-2",
+        p + 2, kind!("Compression", "bits 0-2"), None,
         Name(h.compression().name()),
-        "",
-    );
+        "");
     t.leaf(
         p,
-        p + 2,
-        "TimestampType",
-        None,
-        "bit 3",
+        p + 2, kind!("TimestampType", "bit 3"), None,
         Name(h.timestamp_type()),
-        "",
-    );
+        "");
     t.leaf(
         p,
-        p + 2,
-        "IsTransactional",
-        None,
-        "bit 4",
+        p + 2, kind!("IsTransactional", "bit 4"), None,
         Bool(h.is_transactional()),
-        "",
-    );
+        "");
     t.leaf(
         p,
-        p + 2,
-        "IsControl",
-        None,
-        "bit 5",
+        p + 2, kind!("IsControl", "bit 5"), None,
         Bool(h.is_control()),
-        "",
-    );
+        "");
     p += 2;
     t.close(p);
-    let mut f = |t: &mut T, n: usize, name, ty, v, about| {
-        t.leaf(p, p + n, name, None, ty, v, about);
+    let mut f = |t: &mut T, n: usize, kind, v, about| {
+        t.leaf(p, p + n, kind, None, v, about);
         p += n;
     };
     f(
         t,
-        4,
-        "LastOffsetDelta",
-        "int32",
+        4, kind!("LastOffsetDelta", "int32"),
         Int(h.last_offset_delta.into()),
-        "",
-    );
-    f(t, 8, "BaseTimestamp", "int64", Int(h.base_timestamp), "");
-    f(t, 8, "MaxTimestamp", "int64", Int(h.max_timestamp), "");
-    f(t, 8, "ProducerId", "int64", Int(h.producer_id), "");
+        "");
+    f(t, 8, kind!("BaseTimestamp", "int64"), Int(h.base_timestamp), "");
+    f(t, 8, kind!("MaxTimestamp", "int64"), Int(h.max_timestamp), "");
+    f(t, 8, kind!("ProducerId", "int64"), Int(h.producer_id), "");
     f(
         t,
-        2,
-        "ProducerEpoch",
-        "int16",
+        2, kind!("ProducerEpoch", "int16"),
         Int(h.producer_epoch.into()),
-        "",
-    );
+        "");
     f(
         t,
-        4,
-        "BaseSequence",
-        "int32",
+        4, kind!("BaseSequence", "int32"),
         Int(h.base_sequence.into()),
-        "",
-    );
-    f(t, 4, "RecordCount", "int32", Int(h.record_count.into()), "");
+        "");
+    f(t, 4, kind!("RecordCount", "int32"), Int(h.record_count.into()), "");
 }
 
 /// Decodes up to `max_records` of the batch's records from `start`: kept, or
@@ -974,51 +977,35 @@ fn record<S: Source, T: Trace>(
         )));
     };
     let mut c = Cur::new(buf, body);
-    t.open(pos, "Record", Some(i), "Record", TVal::None, "");
+    t.open(pos, kind!("Record", "Record"), Some(i), TVal::None, "");
     t.leaf(
         pos,
-        body,
-        "Length",
-        None,
-        "varint",
+        body, kind!("Length", "varint"), None,
         TVal::Int(length.into()),
-        "bytes of the record after this field",
-    );
+        "bytes of the record after this field");
     let p = c.pos;
     let attributes = c.i8()?;
     t.leaf(
         p,
-        c.pos,
-        "Attributes",
-        None,
-        "int8",
+        c.pos, kind!("Attributes", "int8"), None,
         TVal::Int(attributes.into()),
-        "unused",
-    );
+        "unused");
     let p = c.pos;
     let timestamp_delta = c.varlong()?;
     t.leaf(
         p,
-        c.pos,
-        "TimestampDelta",
-        None,
-        "varlong",
+        c.pos, kind!("TimestampDelta", "varlong"), None,
         TVal::Int(timestamp_delta),
-        "added to BaseTimestamp",
-    );
+        "added to BaseTimestamp");
     let p = c.pos;
     let offset_delta = c.varint()?;
     t.leaf(
         p,
-        c.pos,
-        "OffsetDelta",
-        None,
-        "varint",
+        c.pos, kind!("OffsetDelta", "varint"), None,
         TVal::Int(offset_delta.into()),
-        "added to BaseOffset",
-    );
-    let key = bytes(&mut c, "Key", "KeyLength", Len::Varint, t)?;
-    let value = bytes(&mut c, "Value", "ValueLength", Len::Varint, t)?;
+        "added to BaseOffset");
+    let key = bytes(&mut c, kind!("Key", "bytes"), kind!("KeyLength", "varint"), Len::Varint, t)?;
+    let value = bytes(&mut c, kind!("Value", "bytes"), kind!("ValueLength", "varint"), Len::Varint, t)?;
     let p = c.pos;
     let n = c.varint()?;
     if n < 0 {
@@ -1035,30 +1022,22 @@ fn record<S: Source, T: Trace>(
             c.remaining()
         )));
     }
-    t.open(p, "Headers", None, "[]Header", TVal::Array(n as u32), "");
+    t.open(p, kind!("Headers", "[]Header"), None, TVal::Array(n as u32), "");
     t.leaf(
         p,
-        c.pos,
-        "HeadersCount",
-        None,
-        "varint",
+        c.pos, kind!("HeadersCount", "varint"), None,
         TVal::Int(n.into()),
-        "",
-    );
+        "");
     let mut headers = Vec::with_capacity(n as usize);
     for j in 0..n as u32 {
-        t.open(c.pos, "Header", Some(j), "Header", TVal::None, "");
+        t.open(c.pos, kind!("Header", "Header"), Some(j), TVal::None, "");
         let p = c.pos;
         let klen = c.varint()?;
         t.leaf(
             p,
-            c.pos,
-            "KeyLength",
-            None,
-            "varint",
+            c.pos, kind!("KeyLength", "varint"), None,
             TVal::Int(klen.into()),
-            "",
-        );
+            "");
         if klen < 0 {
             return Err(Fail::Negative {
                 at: p,
@@ -1074,14 +1053,10 @@ fn record<S: Source, T: Trace>(
         };
         t.leaf(
             kstart,
-            c.pos,
-            "Key",
-            None,
-            "string",
+            c.pos, kind!("Key", "string"), None,
             TVal::Text(kstart, key.len),
-            "",
-        );
-        let value = bytes(&mut c, "Value", "ValueLength", Len::Varint, t)?;
+            "");
+        let value = bytes(&mut c, kind!("Value", "bytes"), kind!("ValueLength", "varint"), Len::Varint, t)?;
         t.close(c.pos);
         headers.push(Header { key, value });
     }
@@ -1103,13 +1078,9 @@ fn record<S: Source, T: Trace>(
     if let Some(Ok(ctl)) = &control {
         t.leaf(
             pos,
-            end,
-            "ControlType",
-            None,
-            "int16",
+            end, kind!("ControlType", "int16"), None,
             TVal::Name(control::type_name(ctl.type_id)),
-            "the control record's type, from its key",
-        );
+            "the control record's type, from its key");
     }
     t.close(end);
     Ok(Some(Record {
@@ -1139,25 +1110,21 @@ enum Len {
 /// A length (-1 for null) and that many bytes.
 fn bytes<T: Trace>(
     c: &mut Cur<'_>,
-    name: &'static str,
-    len_name: &'static str,
+    kind: &'static Kind,
+    len_kind: &'static Kind,
     len: Len,
     t: &mut T,
 ) -> Result<Option<Span>, Fail> {
     let p = c.pos;
-    let (n, ty) = match len {
-        Len::Varint => (c.varint()?, "varint"),
-        Len::Int32 => (c.i32()?, "int32"),
+    let n = match len {
+        Len::Varint => c.varint()?,
+        Len::Int32 => c.i32()?,
     };
     t.leaf(
         p,
-        c.pos,
-        len_name,
-        None,
-        ty,
+        c.pos, len_kind, None,
         TVal::Int(n.into()),
-        if n == -1 { "null" } else { "" },
-    );
+        if n == -1 { "null" } else { "" });
     if n < -1 {
         return Err(Fail::Negative {
             at: p,
@@ -1172,13 +1139,9 @@ fn bytes<T: Trace>(
     c.take(n as usize)?;
     t.leaf(
         start,
-        c.pos,
-        name,
-        None,
-        "bytes",
+        c.pos, kind, None,
         TVal::Range(start, n as usize),
-        "",
-    );
+        "");
     Ok(Some(Span {
         start,
         len: n as usize,
@@ -1206,17 +1169,13 @@ fn message<T: Trace>(buf: &[u8], at: usize, magic: i8, ctx: &Ctx<'_>, t: &mut T)
     };
     let index = if ctx.depth == 0 { ctx.index } else { 0 };
     t.open(
-        at,
-        "Message",
-        Some(index),
-        "Message",
+        at, kind!("Message", "Message"), Some(index),
         TVal::None,
         if magic == 0 {
             "a magic 0 message"
         } else {
             "a magic 1 message"
-        },
-    );
+        });
     let keep = t.open_count();
     if let Err(e) = message_fields(buf, at, &mut m, t) {
         t.close_to(keep);
@@ -1236,17 +1195,13 @@ fn message_fields<T: Trace>(buf: &[u8], at: usize, m: &mut Message, t: &mut T) -
     use TVal::Int;
     let mut c = Cur::new(buf, at);
     m.offset = c.i64()?;
-    t.leaf(at, c.pos, "Offset", None, "int64", Int(m.offset), "");
+    t.leaf(at, c.pos, kind!("Offset", "int64"), None, Int(m.offset), "");
     m.message_size = c.i32()?;
     t.leaf(
         at + 8,
-        c.pos,
-        "MessageSize",
-        None,
-        "int32",
+        c.pos, kind!("MessageSize", "int32"), None,
         Int(m.message_size.into()),
-        "bytes that follow this field",
-    );
+        "bytes that follow this field");
     m.crc = c.u32()?;
     m.crc_valid = buf
         .get(at + 16..)
@@ -1258,58 +1213,38 @@ fn message_fields<T: Trace>(buf: &[u8], at: usize, m: &mut Message, t: &mut T) -
     };
     t.leaf(
         at + 12,
-        c.pos,
-        "Crc",
-        None,
-        "uint32",
+        c.pos, kind!("Crc", "uint32"), None,
         Int(m.crc.into()),
-        about,
-    );
+        about);
     t.leaf(
         at + 12,
-        c.pos,
-        "CrcValid",
-        None,
-        "bool",
+        c.pos, kind!("CrcValid", "bool"), None,
         TVal::Bool(m.crc_valid),
-        "",
-    );
+        "");
     let magic = c.i8()?;
-    t.leaf(at + 16, c.pos, "Magic", None, "int8", Int(magic.into()), "");
+    t.leaf(at + 16, c.pos, kind!("Magic", "int8"), None, Int(magic.into()), "");
     m.attributes = c.i8()?;
     t.open(
-        at + 17,
-        "Attributes",
-        None,
-        "int8",
+        at + 17, kind!("Attributes", "int8"), None,
         Int(m.attributes.into()),
-        "",
-    );
+        "");
     t.leaf(
         at + 17,
-        c.pos,
-        "Compression",
-        None,
-        "bits 0-2",
+        c.pos, kind!("Compression", "bits 0-2"), None,
         TVal::Name(m.compression().name()),
-        "",
-    );
+        "");
     t.close(c.pos);
     if m.magic == 1 {
         let p = c.pos;
         m.timestamp = Some(c.i64()?);
         t.leaf(
             p,
-            c.pos,
-            "Timestamp",
-            None,
-            "int64",
+            c.pos, kind!("Timestamp", "int64"), None,
             Int(m.timestamp.unwrap_or_default()),
-            "",
-        );
+            "");
     }
-    m.key = bytes(&mut c, "Key", "KeyLength", Len::Int32, t)?;
-    m.value = bytes(&mut c, "Value", "ValueLength", Len::Int32, t)?;
+    m.key = bytes(&mut c, kind!("Key", "bytes"), kind!("KeyLength", "int32"), Len::Int32, t)?;
+    m.value = bytes(&mut c, kind!("Value", "bytes"), kind!("ValueLength", "int32"), Len::Int32, t)?;
     if c.remaining() > 0 {
         return Err(Fail::Other(format!(
             "{} bytes after the message value",
@@ -1348,13 +1283,9 @@ fn wrapper<T: Trace>(buf: &[u8], m: &mut Message, codec: Compression, ctx: &Ctx<
         max_records: ctx.max_records,
     };
     t.open(
-        m.value.map_or(0, |v| v.start),
-        "Messages",
-        None,
-        "[]Message",
+        m.value.map_or(0, |v| v.start), kind!("Messages", "[]Message"), None,
         TVal::None,
-        "the inner messages, decompressed",
-    );
+        "the inner messages, decompressed");
     t.source(tree::Src::Payload(ctx.index));
     let mut inner = Vec::new();
     let mut pos = 0;

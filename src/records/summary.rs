@@ -6,7 +6,6 @@
 )]
 
 use super::{Compression, MIN_LENGTH};
-use std::fmt::Write;
 
 /// What kind of item a summary line stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,36 +189,51 @@ impl Totals {
     /// `3 records in 1 batch, 120 B, gzip` and the like.
     pub fn describe(&self) -> String {
         let mut out = String::new();
-        let plural = |n: u64, one: &str, many: &str| {
-            if n == 1 {
-                one.to_string()
-            } else {
-                format!("{n} {many}")
+        self.push_description(&mut out);
+        out
+    }
+
+    /// Appends [`Totals::describe`]'s text, without the formatter.
+    pub fn push_description(&self, out: &mut String) {
+        const NAMES: [&str; 6] = ["none", "gzip", "snappy", "lz4", "zstd", "unknown"];
+        let mut num = itoa::Buffer::new();
+        match self.records {
+            1 => out.push_str("1 record"),
+            n => {
+                out.push_str(num.format(n));
+                out.push_str(" records");
             }
-        };
-        let _ = write!(
-            out,
-            "{} in {}, {} B",
-            match self.records {
-                1 => "1 record".to_string(),
-                n => format!("{n} records"),
-            },
-            plural(self.batches, "1 batch", "batches"),
-            self.bytes
-        );
-        if self.wrappers > 0 {
-            let _ = write!(out, " (+{} compressed message sets)", self.wrappers);
         }
-        let used = self.codec_names();
-        if !used.is_empty() {
-            let _ = write!(out, ", {}", used.join("+"));
+        match self.batches {
+            1 => out.push_str(" in 1 batch, "),
+            n => {
+                out.push_str(" in ");
+                out.push_str(num.format(n));
+                out.push_str(" batches, ");
+            }
+        }
+        out.push_str(num.format(self.bytes));
+        out.push_str(" B");
+        if self.wrappers > 0 {
+            out.push_str(" (+");
+            out.push_str(num.format(self.wrappers));
+            out.push_str(" compressed message sets)");
+        }
+        let mut first = true;
+        for (name, n) in NAMES.iter().zip(self.codecs) {
+            if n > 0 {
+                out.push_str(if first { ", " } else { "+" });
+                out.push_str(name);
+                first = false;
+            }
         }
         if self.partial > 0 {
             out.push_str(", partial batch at end");
         }
         if self.errors > 0 {
-            let _ = write!(out, ", {} undecodable", self.errors);
+            out.push_str(", ");
+            out.push_str(num.format(self.errors));
+            out.push_str(" undecodable");
         }
-        out
     }
 }

@@ -32,6 +32,32 @@ pub(crate) enum TVal {
     Array(u32),
 }
 
+/// What a traced node is: its name and type, with the tree line's text for
+/// them put together at compile time ([`kind!`]).
+#[derive(Debug)]
+pub(crate) struct Kind {
+    pub name: &'static str,
+    pub ty: &'static str,
+    /// `+-- Name type = `, and for an indexed node `+-- Name[` and `] type = `.
+    pub head: &'static str,
+    pub open: &'static str,
+    pub mid: &'static str,
+}
+
+/// A `&'static Kind` from a name and a type, both literals.
+macro_rules! kind {
+    ($name:literal, $ty:literal) => {
+        &$crate::records::tree::Kind {
+            name: $name,
+            ty: $ty,
+            head: concat!("+-- ", $name, " ", $ty, " = "),
+            open: concat!("+-- ", $name, "["),
+            mid: concat!("] ", $ty, " = "),
+        }
+    };
+}
+pub(crate) use kind;
+
 /// Receives the fields as the decoder reads them.
 pub(crate) trait Trace {
     const ON: bool;
@@ -39,9 +65,8 @@ pub(crate) trait Trace {
     fn open(
         &mut self,
         at: usize,
-        name: &'static str,
+        kind: &'static Kind,
         index: Option<u32>,
-        ty: &'static str,
         val: TVal,
         about: &'static str,
     );
@@ -51,9 +76,8 @@ pub(crate) trait Trace {
         &mut self,
         from: usize,
         to: usize,
-        name: &'static str,
+        kind: &'static Kind,
         index: Option<u32>,
-        ty: &'static str,
         val: TVal,
         about: &'static str,
     );
@@ -65,24 +89,14 @@ pub(crate) trait Trace {
 impl Trace for () {
     const ON: bool = false;
     fn source(&mut self, _: Src) {}
-    fn open(
-        &mut self,
-        _: usize,
-        _: &'static str,
-        _: Option<u32>,
-        _: &'static str,
-        _: TVal,
-        _: &'static str,
-    ) {
-    }
+    fn open(&mut self, _: usize, _: &'static Kind, _: Option<u32>, _: TVal, _: &'static str) {}
     fn close(&mut self, _: usize) {}
     fn leaf(
         &mut self,
         _: usize,
         _: usize,
-        _: &'static str,
+        _: &'static Kind,
         _: Option<u32>,
-        _: &'static str,
         _: TVal,
         _: &'static str,
     ) {
@@ -95,9 +109,8 @@ impl Trace for () {
 
 #[derive(Clone, Debug)]
 struct TNode {
-    name: &'static str,
+    kind: &'static Kind,
     index: Option<u32>,
-    ty: &'static str,
     val: TVal,
     src: Src,
     offset: usize,
@@ -113,20 +126,11 @@ pub(crate) struct Tracer {
     nodes: Vec<TNode>,
     open: Vec<usize>,
     src: Option<Src>,
-    /// The furthest byte seen per source, where an error closes containers.
-    hi: Vec<(Src, usize)>,
 }
 
 impl Tracer {
     fn src(&self) -> Src {
         self.src.unwrap_or(Src::Wire)
-    }
-    fn reach(&mut self, at: usize) {
-        let s = self.src();
-        match self.hi.iter_mut().find(|(k, _)| *k == s) {
-            Some((_, v)) => *v = (*v).max(at),
-            None => self.hi.push((s, at)),
-        }
     }
     fn end(&mut self, idx: usize, at: usize) {
         let next = self.nodes.len() as u32;
@@ -145,18 +149,15 @@ impl Trace for Tracer {
     fn open(
         &mut self,
         at: usize,
-        name: &'static str,
+        kind: &'static Kind,
         index: Option<u32>,
-        ty: &'static str,
         val: TVal,
         about: &'static str,
     ) {
-        self.reach(at);
         self.open.push(self.nodes.len());
         self.nodes.push(TNode {
-            name,
+            kind,
             index,
-            ty,
             val,
             src: self.src(),
             offset: at,
@@ -167,7 +168,6 @@ impl Trace for Tracer {
         });
     }
     fn close(&mut self, at: usize) {
-        self.reach(at);
         if let Some(idx) = self.open.pop() {
             self.end(idx, at);
         }
@@ -176,18 +176,15 @@ impl Trace for Tracer {
         &mut self,
         from: usize,
         to: usize,
-        name: &'static str,
+        kind: &'static Kind,
         index: Option<u32>,
-        ty: &'static str,
         val: TVal,
         about: &'static str,
     ) {
-        self.reach(to);
         let next = self.nodes.len() as u32 + 1;
         self.nodes.push(TNode {
-            name,
+            kind,
             index,
-            ty,
             val,
             src: self.src(),
             offset: from,
@@ -203,12 +200,19 @@ impl Trace for Tracer {
     fn close_to(&mut self, keep: usize) {
         while self.open.len() > keep {
             if let Some(idx) = self.open.pop() {
+                // The furthest byte read in its source: positions only grow
+                // within one source, so that is the furthest its own nodes
+                // reach (inner containers are closed first).
                 let src = self.nodes.get(idx).map(|n| n.src);
                 let at = self
-                    .hi
+                    .nodes
+                    .get(idx..)
+                    .unwrap_or_default()
                     .iter()
-                    .find(|(k, _)| Some(*k) == src)
-                    .map_or(0, |h| h.1);
+                    .filter(|n| Some(n.src) == src)
+                    .map(|n| n.offset + n.len)
+                    .max()
+                    .unwrap_or(0);
                 self.end(idx, at);
             }
         }
@@ -235,7 +239,11 @@ pub const TREE_MAX_RECORDS: usize = 10_000;
 
 /// Decodes `field` and keeps every node, for the tree view.
 pub fn decode_tree(field: &[u8], opts: &Options<'_>) -> RecordsTree {
-    let mut t = Tracer::default();
+    // About a node per 3 bytes on the wire; more (decompressed) grow as needed.
+    let mut t = Tracer {
+        nodes: Vec::with_capacity((field.len() / 3).min(1 << 16)),
+        ..Tracer::default()
+    };
     let mut it = batches(field, opts);
     // Every payload is kept for the nodes, so the cap holds for the field as a whole.
     it.budget = Some(opts.max_decompressed);
@@ -292,7 +300,7 @@ impl RecordsTree {
                 };
                 let decompressed = n.src != Src::Wire;
                 let about =
-                    if decompressed && n.about.is_empty() && matches!(n.name, "Record" | "Message")
+                    if decompressed && n.about.is_empty() && matches!(n.kind.name, "Record" | "Message")
                     {
                         IN_PAYLOAD
                     } else {
@@ -305,9 +313,9 @@ impl RecordsTree {
                 };
                 RecNode {
                     node: Node {
-                        name: n.name,
+                        name: n.kind.name,
                         index: n.index,
-                        ty: n.ty,
+                        ty: n.kind.ty,
                         value,
                         prefix: Prefix::None,
                         offset,
@@ -325,5 +333,179 @@ impl RecordsTree {
                 }
             })
             .collect()
+    }
+}
+
+/// Longest description the tree shows whole, and where a longer one is cut
+/// (as `view::tree` does).
+const ABOUT_MAX: usize = 78;
+const ABOUT_CUT: usize = 75;
+/// Raw bytes shown before eliding (as `view::tree` does).
+const BYTES_SHOWN: usize = 32;
+
+impl RecordsTree {
+    /// Writes the tree view's lines for the nodes under the `records` field,
+    /// as `view::tree` draws them from [`RecordsTree::nodes`], straight from
+    /// the traced nodes: no node list is built and nothing goes through `fmt`.
+    /// `base` is the field's data offset in the message; `prefix` the drawing
+    /// before the field's children (restored on return).
+    pub fn render(&self, out: &mut String, field: &[u8], base: u32, prefix: &mut String) {
+        let mut pen = Pen { out, field, base };
+        self.render_children(&mut pen, prefix, 0, self.nodes.len());
+    }
+
+    fn render_children(&self, pen: &mut Pen<'_>, prefix: &mut String, mut at: usize, end: usize) {
+        while at < end {
+            let Some(n) = self.nodes.get(at) else { return };
+            let next = n.next as usize;
+            self.line(pen, prefix, n);
+            let len = prefix.len();
+            prefix.push_str(if next == end { "    " } else { "|   " });
+            self.render_children(pen, prefix, at + 1, next);
+            prefix.truncate(len);
+            at = next.max(at + 1);
+        }
+    }
+
+    /// The buffer a node's byte ranges are in.
+    fn buf<'b>(&'b self, field: &'b [u8], src: Src) -> &'b [u8] {
+        match src {
+            Src::Wire => field,
+            Src::Payload(k) => match self.entries.get(k as usize) {
+                Some(Entry::Batch(b)) => b.payload.as_deref().unwrap_or_default(),
+                Some(Entry::Message(m)) => m.payload.as_deref().unwrap_or_default(),
+                _ => &[],
+            },
+        }
+    }
+
+    fn line(&self, pen: &mut Pen<'_>, prefix: &str, n: &TNode) {
+        let decompressed = n.src != Src::Wire;
+        let about = if decompressed && n.about.is_empty() && matches!(n.kind.name, "Record" | "Message")
+        {
+            IN_PAYLOAD
+        } else {
+            n.about
+        };
+        let out = &mut *pen.out;
+        let mut num = itoa::Buffer::new();
+        out.push_str(prefix);
+        match n.index {
+            Some(i) => {
+                out.push_str(n.kind.open);
+                out.push_str(num.format(i));
+                out.push_str(n.kind.mid);
+            }
+            None => out.push_str(n.kind.head),
+        }
+        // Only byte values need the buffer, looked up then.
+        let range = |s: usize, l: usize| {
+            self.buf(pen.field, n.src)
+                .get(s..s.saturating_add(l))
+        };
+        match n.val {
+            TVal::None => out.push_str("struct"),
+            // (No record field is an API key or an error code, which get a note.)
+            TVal::Int(v) => out.push_str(num.format(v)),
+            TVal::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+            TVal::Name(s) => quoted(out, s),
+            TVal::Text(s, l) => match range(s, l).map(std::str::from_utf8) {
+                Some(Ok(s)) => quoted(out, s),
+                _ => bytes(out, range(s, l)),
+            },
+            TVal::Range(s, l) => bytes(out, range(s, l)),
+            TVal::Array(1) => out.push_str("1 element"),
+            TVal::Array(c) => {
+                out.push_str(num.format(c));
+                out.push_str(" elements");
+            }
+        }
+        let offset = if decompressed {
+            n.offset as u32
+        } else {
+            base_offset(pen.base, n.offset)
+        };
+        out.push_str(" [0x");
+        push_hex4(out, offset);
+        out.push_str(", ");
+        out.push_str(num.format(n.len as u32));
+        out.push_str("B]");
+        push_about(out, about);
+        out.push('\n');
+    }
+}
+
+fn base_offset(base: u32, offset: usize) -> u32 {
+    base.saturating_add(offset as u32)
+}
+
+/// ` about`, cut after [`ABOUT_CUT`] characters when longer than [`ABOUT_MAX`].
+fn push_about(out: &mut String, about: &str) {
+    if about.is_empty() {
+        return;
+    }
+    out.push(' ');
+    let long =
+        about.len() > ABOUT_MAX && (about.is_ascii() || about.chars().count() > ABOUT_MAX);
+    if long {
+        out.extend(about.chars().take(ABOUT_CUT));
+        out.push_str("...");
+    } else {
+        out.push_str(about);
+    }
+}
+
+/// Where [`RecordsTree::render`] writes, and what every line needs.
+struct Pen<'w> {
+    out: &'w mut String,
+    field: &'w [u8],
+    base: u32,
+}
+
+fn quoted(out: &mut String, s: &str) {
+    out.push('"');
+    crate::view::escape::push_escaped(out, s);
+    out.push('"');
+}
+
+/// Two lowercase hex digits per byte value.
+// Evaluated at compile time: an index out of range would fail the build, not a run.
+#[allow(clippy::indexing_slicing)]
+const HEX: [[u8; 2]; 256] = {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut t = [[0u8; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = [DIGITS[i >> 4], DIGITS[i & 0x0f]];
+        i += 1;
+    }
+    t
+};
+
+/// Hex of the first [`BYTES_SHOWN`] bytes, `…` after them; `null` for none.
+fn bytes(out: &mut String, b: Option<&[u8]>) {
+    let Some(b) = b else {
+        out.push_str("null");
+        return;
+    };
+    let shown = b.get(..BYTES_SHOWN).unwrap_or(b);
+    let mut hex = [0u8; 2 * BYTES_SHOWN];
+    for (pair, &x) in hex.chunks_exact_mut(2).zip(shown) {
+        pair.copy_from_slice(HEX.get(usize::from(x)).unwrap_or(b"??"));
+    }
+    // Hex digits are ASCII.
+    out.push_str(std::str::from_utf8(hex.get(..shown.len() * 2).unwrap_or_default()).unwrap_or_default());
+    if b.len() > BYTES_SHOWN {
+        out.push('…');
+    }
+}
+
+/// `{:04x}`, without the formatter.
+fn push_hex4(out: &mut String, v: u32) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let width = (32 - v.leading_zeros()).div_ceil(4).max(4);
+    for k in (0..width).rev() {
+        let d = DIGITS.get(((v >> (4 * k)) & 0xf) as usize).copied().unwrap_or(b'?');
+        out.push(char::from(d));
     }
 }

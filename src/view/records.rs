@@ -5,7 +5,6 @@ use super::escape::escape;
 use crate::codec::{Node, Role, Tree, Value};
 use crate::records::summary::Totals;
 use crate::records::{Options, tree::decode_tree};
-use std::fmt::Write;
 
 /// Partitions listed by name in a summary line; the rest are counted.
 const SUMMARY_PARTITIONS: usize = 4;
@@ -73,11 +72,17 @@ pub fn push_summary(out: &mut String, tree: &Tree<'_>) -> bool {
     }
     out.push_str("records:");
     for (name, t) in &parts {
-        let _ = write!(out, " {name} {};", t.describe());
+        out.push(' ');
+        out.push_str(name);
+        out.push(' ');
+        t.push_description(out);
+        out.push(';');
     }
     let shown: u64 = parts.iter().map(|(_, t)| t.records).sum();
     if all.records > shown || parts.len() >= SUMMARY_PARTITIONS {
-        let _ = write!(out, " all: {};", all.describe());
+        out.push_str(" all: ");
+        all.push_description(out);
+        out.push(';');
     }
     out.pop();
     true
@@ -113,7 +118,9 @@ fn place(tree: &Tree<'_>, topic: Option<usize>, partition: Option<usize>) -> Str
             .iter()
             .find_map(|f| tree.int(p, f));
         if let Some(i) = idx {
-            let _ = write!(out, "[{i}]");
+            out.push('[');
+            out.push_str(itoa::Buffer::new().format(i));
+            out.push(']');
         }
     }
     out

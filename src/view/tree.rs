@@ -68,8 +68,27 @@ fn children(out: &mut String, tree: &Tree<'_>, i: usize, prefix: &mut String, at
     }
 }
 
-/// The batches and records of a `records` field, under its line.
+/// The batches and records of a `records` field, under its line, written
+/// straight from the decoded batches ([`crate::records::tree::RecordsTree::render`]).
 fn record_batches(
+    out: &mut String,
+    field: &Node<'_>,
+    data: &[u8],
+    prefix: &mut String,
+    _version: Option<i64>,
+) {
+    let t = super::records::decode(data);
+    // The data sits at the end of the field's range, after its length prefix.
+    let base = field
+        .offset
+        .saturating_add(field.len)
+        .saturating_sub(data.len() as u32);
+    t.render(out, data, base, prefix);
+}
+
+/// [`record_batches`] through the generic node drawing, which it must match.
+#[cfg(test)]
+fn record_batches_generic(
     out: &mut String,
     field: &Node<'_>,
     data: &[u8],
@@ -316,7 +335,7 @@ pub fn value(out: &mut String, n: &Node<'_>) {
         }
         (_, Value::Bytes(Some(b))) if n.ty == "records" => {
             // What the batch headers say, without decompressing.
-            out.push_str(&crate::records::summary::Totals::of(b).describe());
+            crate::records::summary::Totals::of(b).push_description(out);
             prefix_note(out, n.prefix, Some(b.len()));
         }
         (_, Value::Bytes(b)) => {
@@ -443,6 +462,96 @@ fn push_tls(out: &mut String, t: &crate::dissect::TlsTag, wire_size: u64) {
 
 #[cfg(test)]
 mod tests {
+    use crate::codec::{Node, Prefix, Role, Value};
+    use crate::records::encode::{BatchSpec, MessageSpec, RecordSpec};
+    use crate::records::{Compression, SnappyForm};
+
+    #[test]
+    fn record_lines_match_the_generic_drawing() {
+        let long = vec![0xabu8; 100];
+        let recs = || {
+            vec![
+                RecordSpec::new(0, Some(b"k"), Some(&long))
+                    .header("plain", Some(b"v"))
+                    .header("tab\there \"q\" é", None),
+                RecordSpec::new(1, None, None),
+                RecordSpec::new(2, Some(&[0xff, 0xfe]), Some(b"")),
+            ]
+        };
+        let mut fields: Vec<Vec<u8>> = Vec::new();
+        for compression in [
+            Compression::None,
+            Compression::Gzip,
+            Compression::Snappy,
+            Compression::Lz4,
+            Compression::Zstd,
+        ] {
+            let spec = BatchSpec {
+                compression,
+                snappy: SnappyForm::Xerial,
+                records: recs(),
+                ..Default::default()
+            };
+            let b = spec.encode();
+            fields.push(b.clone());
+            // Two batches, then one cut short; a bad CRC; a corrupt payload.
+            let mut two = [b.clone(), b.clone()].concat();
+            two.extend_from_slice(&b[..b.len() / 2]);
+            fields.push(two);
+            fields.push(BatchSpec { bad_crc: true, records: recs(), compression, ..Default::default() }.encode());
+            let mut bad = b.clone();
+            let n = bad.len();
+            bad[n - 3] ^= 0x55;
+            fields.push(bad);
+        }
+        fields.push(
+            BatchSpec {
+                control: true,
+                transactional: true,
+                records: vec![RecordSpec::marker(true, 7)],
+                ..Default::default()
+            }
+            .encode(),
+        );
+        for magic in [0, 1] {
+            let inner = [
+                MessageSpec::new(magic, 0, Some(b"key"), Some(&long)),
+                MessageSpec::new(magic, 1, None, None),
+            ];
+            let mut plain = Vec::new();
+            inner[0].encode(&mut plain);
+            fields.push(plain);
+            for codec in [Compression::Gzip, Compression::Lz4] {
+                let mut w = Vec::new();
+                MessageSpec::wrapper(magic, codec, SnappyForm::Xerial, 1, &inner).encode(&mut w);
+                fields.push(w);
+            }
+        }
+        fields.push(vec![0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 3, 9]);
+        for data in &fields {
+            let field = Node {
+                name: "Records",
+                index: None,
+                ty: "records",
+                value: Value::Bytes(Some(data)),
+                prefix: Prefix::Int32(data.len() as i32),
+                offset: 0x40,
+                len: data.len() as u32 + 4,
+                about: "",
+                role: Role::Field,
+                depth: 5,
+                next: 6,
+            };
+            let (mut a, mut b) = (String::new(), String::new());
+            let (mut pa, mut pb) = ("|   |   ".to_string(), "|   |   ".to_string());
+            super::record_batches(&mut a, &field, data, &mut pa, Some(3));
+            super::record_batches_generic(&mut b, &field, data, &mut pb, Some(3));
+            assert_eq!(a, b);
+            assert_eq!(pa, pb);
+            assert!(!a.is_empty());
+        }
+    }
+
     #[test]
     fn offsets_read_as_the_formatter_writes_them() {
         for v in [0, 1, 0xf, 0x10, 0xfff, 0x1000, 0xffff, 0x1_0000, 0xabcde, u32::MAX] {
