@@ -8,7 +8,7 @@ use etherparse::defrag::IpDefragBuf;
 use etherparse::{IpFragOffset, IpNumber, Ipv6ExtensionSlice, LaxIpv6Slice, LaxNetSlice, TcpSlice};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 
 /// Limits of the fragment table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -263,21 +263,8 @@ impl Decoder {
             return None;
         };
         self.stats.tcp += 1;
-        let payload = tcp.payload();
-        Some(TcpSegment {
-            src: SocketAddr::new(key.src, tcp.source_port()),
-            dst: SocketAddr::new(key.dst, tcp.destination_port()),
-            vlan: key.vlan,
-            seq: tcp.sequence_number(),
-            ack: tcp.acknowledgment_number(),
-            syn: tcp.syn(),
-            fin: tcp.fin(),
-            rst: tcp.rst(),
-            ack_flag: tcp.ack(),
-            payload,
-            payload_truncated: false,
-            payload_len: u32::try_from(payload.len()).unwrap_or(u32::MAX),
-        })
+        let len = tcp.payload().len();
+        Some(TcpSegment::of(&tcp, (key.src, key.dst), key.vlan, false, len))
     }
 }
 

@@ -62,6 +62,33 @@ pub struct TcpSegment<'a> {
     pub payload_len: u32,
 }
 
+impl<'a> TcpSegment<'a> {
+    /// The segment `tcp` holds, between these addresses; `payload_len` is what the IP
+    /// header declares (more than the payload captured when `payload_truncated`).
+    pub(crate) fn of(
+        tcp: &TcpSlice<'a>,
+        (src, dst): (IpAddr, IpAddr),
+        vlan: Vlan,
+        payload_truncated: bool,
+        payload_len: usize,
+    ) -> Self {
+        TcpSegment {
+            src: SocketAddr::new(src, tcp.source_port()),
+            dst: SocketAddr::new(dst, tcp.destination_port()),
+            vlan,
+            seq: tcp.sequence_number(),
+            ack: tcp.acknowledgment_number(),
+            syn: tcp.syn(),
+            fin: tcp.fin(),
+            rst: tcp.rst(),
+            ack_flag: tcp.ack(),
+            payload: tcp.payload(),
+            payload_truncated,
+            payload_len: u32::try_from(payload_len).unwrap_or(u32::MAX),
+        }
+    }
+}
+
 /// Per-run counters. `packets` counts every call to `decode`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NetStats {
@@ -166,21 +193,8 @@ fn ipv4_tcp(ip: &[u8]) -> Option<TcpSegment<'_>> {
         return None;
     }
     let tcp = TcpSlice::from_slice(ip.payload().payload).ok()?;
-    let payload = tcp.payload();
-    Some(TcpSegment {
-        src: SocketAddr::new(h.source_addr().into(), tcp.source_port()),
-        dst: SocketAddr::new(h.destination_addr().into(), tcp.destination_port()),
-        vlan: Vlan::default(),
-        seq: tcp.sequence_number(),
-        ack: tcp.acknowledgment_number(),
-        syn: tcp.syn(),
-        fin: tcp.fin(),
-        rst: tcp.rst(),
-        ack_flag: tcp.ack(),
-        payload,
-        payload_truncated: false,
-        payload_len: u32::try_from(payload.len()).unwrap_or(u32::MAX),
-    })
+    let addrs = (h.source_addr().into(), h.destination_addr().into());
+    Some(TcpSegment::of(&tcp, addrs, Vlan::default(), false, tcp.payload().len()))
 }
 
 /// Any packet, with etherparse's lax slicing: every link type, VLANs, IPv6, fragments, and
@@ -377,20 +391,13 @@ fn decode_lax<'a>(
     };
 
     stats.tcp += 1;
-    Some(Decoded::Segment(TcpSegment {
-        src: SocketAddr::new(src_ip, tcp.source_port()),
-        dst: SocketAddr::new(dst_ip, tcp.destination_port()),
+    Some(Decoded::Segment(TcpSegment::of(
+        tcp,
+        (src_ip, dst_ip),
         vlan,
-        seq: tcp.sequence_number(),
-        ack: tcp.acknowledgment_number(),
-        syn: tcp.syn(),
-        fin: tcp.fin(),
-        rst: tcp.rst(),
-        ack_flag: tcp.ack(),
-        payload,
         payload_truncated,
-        payload_len: u32::try_from(payload_len).unwrap_or(u32::MAX),
-    }))
+        payload_len,
+    )))
 }
 
 fn be16(data: &[u8], at: usize) -> Option<u16> {
