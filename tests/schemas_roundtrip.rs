@@ -491,10 +491,20 @@ fn lazy_agrees(c: &Codec, frame: &[u8], kind: Kind, api: (i16, i16)) -> Result<(
         };
         if name == "summary" {
             let names = IdNames::default();
-            let a =
-                kwire::apis::details(full.api_key, kind, &full.tree, fb, &names, full.client_id);
-            let b =
-                kwire::apis::details(lean.api_key, kind, &lean.tree, lb, &names, lean.client_id);
+            let details = |m: &kwire::codec::Message<'_>, body| {
+                let mut out = String::new();
+                kwire::apis::write_details(
+                    &mut out,
+                    m.api_key,
+                    kind,
+                    &m.tree,
+                    body,
+                    &names,
+                    m.client_id,
+                );
+                out
+            };
+            let (a, b) = (details(&full, fb), details(&lean, lb));
             let ra = kwire::view::records::summary(&full.tree);
             let rb = kwire::view::records::summary(&lean.tree);
             if (a.as_str(), ra.as_str()) != (b.as_str(), rb.as_str()) {

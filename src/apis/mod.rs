@@ -54,23 +54,9 @@ pub struct Api {
     pub track: Track,
 }
 
-/// The summary line's details of a decoded body: the API's own words, or the generic
-/// line (top-level scalars and error codes) for an API without a file here, then
-/// `records: …` for the `records` fields those words did not show.
-pub fn details<'a>(
-    key: Option<i16>,
-    kind: Kind,
-    tree: &Tree<'a>,
-    body: usize,
-    names: &IdNames,
-    client: Option<&'a str>,
-) -> String {
-    let mut out = String::new();
-    write_details(&mut out, key, kind, tree, body, names, client);
-    out
-}
-
-/// Appends [`details`]'s text to `out`.
+/// Appends the summary line's details of a decoded body to `out`: the API's own words, or
+/// the generic line (top-level scalars and error codes) for an API without a file here,
+/// then `records: …` for the `records` fields those words did not show.
 pub fn write_details<'a>(
     out: &mut String,
     key: Option<i16>,

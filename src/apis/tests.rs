@@ -1,7 +1,7 @@
 //! Each API file's summary on messages made by the encoder from Kafka's own schemas
 //! (the kafka-clients jars found as users find them; SKIP without, fail under CI).
 
-use super::details;
+use super::write_details;
 use crate::codec::{Codec, DecodeOptions, Kind, Search};
 use crate::topics::{IdNames, TopicNames, TopicNamesConfig};
 use serde_json::{Value as Json, json};
@@ -29,14 +29,17 @@ fn summary(c: &Codec, frame: &[u8], kind: Kind, api: (i16, i16), names: &IdNames
         Kind::Response => c.decode_response(frame, Some(api)),
     };
     assert_eq!(m.error, None, "{api:?} {kind:?}");
-    details(
+    let mut out = String::new();
+    write_details(
+        &mut out,
         m.api_key,
         m.kind,
         &m.tree,
         m.body.unwrap(),
         names,
         m.client_id,
-    )
+    );
+    out
 }
 
 fn req(key: i16, v: i16, body: Json) -> Option<String> {
