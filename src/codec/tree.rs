@@ -299,25 +299,18 @@ fn same_name(a: &str, b: &str) -> bool {
     }
     // Up to 16 bytes (most names): two overlapping words each, compared in place.
     if a.len() <= 16 {
-        if let (Some(a0), Some(b0), Some(a1), Some(b1)) = (
-            a.first_chunk::<8>(),
-            b.first_chunk::<8>(),
-            a.last_chunk::<8>(),
-            b.last_chunk::<8>(),
-        ) {
-            return a0 == b0 && a1 == b1;
-        }
-        if let (Some(a0), Some(b0), Some(a1), Some(b1)) = (
-            a.first_chunk::<4>(),
-            b.first_chunk::<4>(),
-            a.last_chunk::<4>(),
-            b.last_chunk::<4>(),
-        ) {
-            return a0 == b0 && a1 == b1;
+        if let Some(eq) = ends_equal::<8>(a, b).or_else(|| ends_equal::<4>(a, b)) {
+            return eq;
         }
         return a.iter().zip(b).all(|(x, y)| x == y);
     }
     a == b
+}
+
+/// Whether the first and last `N` bytes agree; None when shorter than `N`.
+#[inline(always)]
+fn ends_equal<const N: usize>(a: &[u8], b: &[u8]) -> Option<bool> {
+    Some(a.first_chunk::<N>()? == b.first_chunk::<N>()? && a.last_chunk::<N>()? == b.last_chunk::<N>()?)
 }
 
 fn is_scalar(v: Value<'_>) -> bool {
