@@ -3,7 +3,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use etherparse::{
-    EtherType, Ethernet2Slice, Ipv4Slice, LaxNetSlice, LaxSlicedPacket, TcpSlice, TransportSlice,
+    EtherType, LaxNetSlice, LaxSlicedPacket, TcpSlice, TransportSlice,
     VlanSlice, err::packet::SliceError,
 };
 use std::net::{IpAddr, SocketAddr};
@@ -167,10 +167,11 @@ fn decode_inner<'a>(
 #[inline]
 fn common<'a>(linktype: i32, data: &'a [u8], stats: &mut NetStats) -> Option<TcpSegment<'a>> {
     let seg = match linktype {
-        linktype::ETHERNET => Ethernet2Slice::from_slice_without_fcs(data)
-            .ok()
-            .filter(|e| e.ether_type() == EtherType::IPV4)
-            .and_then(|e| ipv4_tcp(e.payload_slice())),
+        // Ethernet II carrying IPv4 (the header has no FCS here).
+        linktype::ETHERNET => match data.get(12..) {
+            Some([0x08, 0x00, ip @ ..]) => ipv4_tcp(ip),
+            _ => None,
+        },
         linktype::RAW | linktype::RAW_12 | linktype::RAW_14 | linktype::IPV4 | linktype::IPV6 => {
             ipv4_tcp(data)
         }
@@ -181,20 +182,50 @@ fn common<'a>(linktype: i32, data: &'a [u8], stats: &mut NetStats) -> Option<Tcp
     Some(seg)
 }
 
-/// The common packet, a whole unfragmented IPv4 datagram holding a TCP segment, through
-/// etherparse's strict slices, which skip the lax cursor's bookkeeping. `None` for anything
-/// else, which [`decode_lax`] then decodes and counts; what this returns is what that
-/// returns for the same bytes.
+/// The common packet, a whole unfragmented IPv4 datagram holding a TCP segment, read
+/// straight from its fixed fields (no option is looked at). `None` for anything else, which
+/// [`decode_lax`] then decodes and counts; what this returns is what etherparse's strict
+/// slices return for the same bytes (see the test `fast_path_agrees_with_etherparse`).
 fn ipv4_tcp(ip: &[u8]) -> Option<TcpSegment<'_>> {
-    // Strict: the total length fits the header and the bytes captured, so nothing is cut.
-    let ip = Ipv4Slice::from_slice(ip).ok()?;
-    let h = ip.header();
-    if h.is_fragmenting_payload() || h.protocol() != etherparse::IpNumber::TCP {
+    let head: [u8; 20] = ip.get(..20)?.try_into().ok()?;
+    let [vihl, _, l0, l1, _, _, f0, f1, _, proto, _, _, s0, s1, s2, s3, d0, d1, d2, d3] = head;
+    let hlen = usize::from(vihl & 0x0f) * 4;
+    let total = usize::from(u16::from_be_bytes([l0, l1]));
+    // Version 4; the header, then the datagram, fit; not a fragment (MF, offset); TCP.
+    if vihl >> 4 != 4
+        || hlen < 20
+        || total < hlen
+        || ip.len() < total
+        || f0 & 0x3f != 0
+        || f1 != 0
+        || proto != 6
+    {
         return None;
     }
-    let tcp = TcpSlice::from_slice(ip.payload().payload).ok()?;
-    let addrs = (h.source_addr().into(), h.destination_addr().into());
-    Some(TcpSegment::of(&tcp, addrs, Vlan::default(), false, tcp.payload().len()))
+    let tcp = ip.get(hlen..total)?;
+    let th: [u8; 20] = tcp.get(..20)?.try_into().ok()?;
+    let [p0, p1, q0, q1, n0, n1, n2, n3, a0, a1, a2, a3, off, flags, ..] = th;
+    let thlen = usize::from(off & 0xf0) >> 2;
+    if thlen < 20 {
+        return None;
+    }
+    let payload = tcp.get(thlen..)?;
+    let src = IpAddr::V4(std::net::Ipv4Addr::new(s0, s1, s2, s3));
+    let dst = IpAddr::V4(std::net::Ipv4Addr::new(d0, d1, d2, d3));
+    Some(TcpSegment {
+        src: SocketAddr::new(src, u16::from_be_bytes([p0, p1])),
+        dst: SocketAddr::new(dst, u16::from_be_bytes([q0, q1])),
+        vlan: Vlan::default(),
+        seq: u32::from_be_bytes([n0, n1, n2, n3]),
+        ack: u32::from_be_bytes([a0, a1, a2, a3]),
+        syn: flags & 0x02 != 0,
+        fin: flags & 0x01 != 0,
+        rst: flags & 0x04 != 0,
+        ack_flag: flags & 0x10 != 0,
+        payload,
+        payload_truncated: false,
+        payload_len: u32::try_from(payload.len()).unwrap_or(u32::MAX),
+    })
 }
 
 /// Any packet, with etherparse's lax slicing: every link type, VLANs, IPv6, fragments, and
@@ -752,6 +783,53 @@ mod tests {
                 prop_assert_eq!(Some(got), want);
                 prop_assert_eq!(fast, lax);
             }
+        }
+
+        /// The hand-read fields are what etherparse's strict slices read, and the same
+        /// packets are taken.
+        #[test]
+        fn fast_path_agrees_with_etherparse(cut in 0usize..140, pad in 0usize..8, opts in 0u8..3,
+                                            edits in prop::collection::vec((0usize..60, any::<u8>()), 0..4)) {
+            let (c, s) = v4();
+            let mut pkt = Flow::new(c, s).with_link(Link::Raw).build(true, 9, 7, data_flags(), &[5; 40]);
+            pkt.extend(std::iter::repeat_n(0, pad));
+            if opts > 0 {
+                // IP header options (IHL 6 or 7), so the TCP header moves.
+                let n = usize::from(opts) * 4;
+                pkt.splice(20..20, std::iter::repeat_n(1u8, n));
+                pkt[0] = 0x45 + opts;
+                let total = u16::from_be_bytes([pkt[2], pkt[3]]) + n as u16;
+                pkt[2..4].copy_from_slice(&total.to_be_bytes());
+            }
+            for (at, b) in edits {
+                if let Some(x) = pkt.get_mut(at) {
+                    *x = b;
+                }
+            }
+            pkt.truncate(cut.max(1));
+            prop_assert_eq!(ipv4_tcp(&pkt), strict(&pkt));
+        }
+    }
+
+    /// The common packet through etherparse's strict slices: what `ipv4_tcp` must match.
+    fn strict(ip: &[u8]) -> Option<TcpSegment<'_>> {
+        let ip = etherparse::Ipv4Slice::from_slice(ip).ok()?;
+        let h = ip.header();
+        if h.is_fragmenting_payload() || h.protocol() != etherparse::IpNumber::TCP {
+            return None;
+        }
+        let tcp = TcpSlice::from_slice(ip.payload().payload).ok()?;
+        let addrs = (h.source_addr().into(), h.destination_addr().into());
+        Some(TcpSegment::of(&tcp, addrs, Vlan::default(), false, tcp.payload().len()))
+    }
+
+    #[test]
+    fn fast_path_reads_every_flag() {
+        let (c, s) = v4();
+        for bits in 0u8..=0xff {
+            let mut pkt = Flow::new(c, s).with_link(Link::Raw).build(true, 9, 7, data_flags(), b"x");
+            pkt[20 + 13] = bits;
+            assert_eq!(ipv4_tcp(&pkt), strict(&pkt), "{bits:#x}");
         }
     }
 }
