@@ -178,8 +178,28 @@ pub struct TcpStats {
 
 /// Unordered endpoint pair on one VLAN: both directions map to one key, and
 /// the same endpoints on another VLAN are another connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct FlowKey(SocketAddr, SocketAddr, Vlan);
+
+/// Two words per key rather than every field of both addresses one by one (it is looked
+/// up for every packet). Equal keys hash alike; what is left out only makes collisions.
+impl std::hash::Hash for FlowKey {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        fn word(a: &SocketAddr) -> u64 {
+            let ip = match a {
+                SocketAddr::V4(v) => u64::from(v.ip().to_bits()),
+                SocketAddr::V6(v) => {
+                    let x = v.ip().to_bits();
+                    (x as u64) ^ ((x >> 64) as u64).rotate_left(17)
+                }
+            };
+            ip.rotate_left(16) ^ u64::from(a.port())
+        }
+        let vlan = (u64::from(self.2.outer) << 16) | u64::from(self.2.inner);
+        h.write_u64(word(&self.0));
+        h.write_u64(word(&self.1) ^ (vlan << 32));
+    }
+}
 
 impl FlowKey {
     fn new(x: SocketAddr, y: SocketAddr, vlan: Vlan) -> FlowKey {
