@@ -3,7 +3,7 @@
 //! overlaps and skips holes that will not fill.
 
 use super::{ConnId, Dir, Stamp, StreamEvent, TcpConfig, TcpStats};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// Segments further than this ahead of the delivery point cannot belong to
 /// the stream (TCP's largest scaled window is 1 GiB): they are dropped.
@@ -83,7 +83,109 @@ pub(super) struct HalfStream {
     fin_off: Option<u64>,
     /// Most recently delivered bytes, ending at next_off, kept to tell
     /// identical retransmissions from conflicting ones.
-    history: VecDeque<u8>,
+    history: Ring,
+}
+
+/// The last bytes delivered, at most a cap of them, in a buffer that wraps around: taking
+/// more bytes copies them once, and drops the oldest by moving an index.
+#[derive(Debug, Default)]
+struct Ring {
+    /// Filled up to `room` by appending (from `start` 0, unwrapped), then written around.
+    buf: Vec<u8>,
+    /// The bytes it holds at most for now (grown as [`Ring::push`] says).
+    room: usize,
+    /// Where the oldest byte is.
+    start: usize,
+    len: usize,
+}
+
+impl Ring {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn clear(&mut self) {
+        self.buf.clear();
+        self.start = 0;
+        self.len = 0;
+    }
+
+    fn free(&mut self) {
+        *self = Ring::default();
+    }
+
+    /// The bytes, oldest first, as two slices.
+    fn slices(&self) -> (&[u8], &[u8]) {
+        let first_end = self.start.saturating_add(self.len).min(self.buf.len());
+        let a = self.buf.get(self.start..first_end).unwrap_or_default();
+        let b = self.buf.get(..self.len - a.len()).unwrap_or_default();
+        (a, b)
+    }
+
+    /// The bytes from the `from`th on.
+    fn iter_from(&self, from: usize) -> impl Iterator<Item = &u8> {
+        let (a, b) = self.slices();
+        let skip_b = from.saturating_sub(a.len());
+        a.get(from..)
+            .unwrap_or_default()
+            .iter()
+            .chain(b.get(skip_b..).unwrap_or_default())
+    }
+
+    /// Appends `bytes`, keeping the last `cap`. The room grows in two steps rather than
+    /// many small ones: some, then all of `cap`.
+    fn push(&mut self, cap: usize, bytes: &[u8]) {
+        let want = (self.len + bytes.len()).min(cap);
+        if want > self.room {
+            let room = if self.room == 0 {
+                cap.min(HISTORY_START).max(want)
+            } else {
+                cap
+            };
+            if self.buf.len() < self.room || self.start == 0 {
+                // Not wrapped: the bytes are in order already.
+                self.buf.truncate(self.len);
+                self.buf.reserve_exact(room - self.buf.len());
+            } else {
+                let mut grown = Vec::with_capacity(room);
+                let (a, b) = self.slices();
+                grown.extend_from_slice(a);
+                grown.extend_from_slice(b);
+                self.buf = grown;
+            }
+            self.start = 0;
+            self.room = room;
+        }
+        let size = self.room;
+        if size == 0 {
+            return;
+        }
+        // Only the last `size` bytes can stay.
+        let mut bytes = bytes.get(bytes.len().saturating_sub(size)..).unwrap_or_default();
+        if self.buf.len() < size {
+            // Still filling: append what fits.
+            let (fits, rest) = bytes.split_at(bytes.len().min(size - self.buf.len()));
+            self.buf.extend_from_slice(fits);
+            self.len += fits.len();
+            bytes = rest;
+            if bytes.is_empty() {
+                return;
+            }
+        }
+        let at = (self.start + self.len) % size;
+        let (head, tail) = bytes.split_at(bytes.len().min(size - at));
+        if let Some(dst) = self.buf.get_mut(at..at + head.len()) {
+            dst.copy_from_slice(head);
+        }
+        if let Some(dst) = self.buf.get_mut(..tail.len()) {
+            dst.copy_from_slice(tail);
+        }
+        self.len += bytes.len();
+        if self.len > size {
+            self.start = (self.start + (self.len - size)) % size;
+            self.len = size;
+        }
+    }
 }
 
 impl HalfStream {
@@ -210,7 +312,7 @@ impl HalfStream {
         }
         let from = start + unchecked as u64;
         let hist_from = usize::try_from(from - hist_start).unwrap_or(usize::MAX);
-        let old = self.history.range(hist_from..);
+        let old = self.history.iter_from(hist_from);
         match diff_span(old, checked) {
             Some((first, last)) => ctx.conflict(from + first as u64, (last - first + 1) as u64),
             None => {
@@ -299,25 +401,7 @@ impl HalfStream {
     }
 
     fn remember(&mut self, cap: usize, bytes: &[u8]) {
-        let want = (self.history.len() + bytes.len()).min(cap);
-        if want > self.history.capacity() {
-            // Two steps rather than many small ones: some room, then all of `cap`.
-            let room = if self.history.capacity() == 0 {
-                cap.min(HISTORY_START).max(want)
-            } else {
-                cap
-            };
-            self.history.reserve_exact(room - self.history.len());
-        }
-        if bytes.len() >= cap {
-            self.history.clear();
-            let tail = bytes.len() - cap;
-            self.history.extend(bytes.get(tail..).unwrap_or(&[]));
-        } else {
-            let excess = (self.history.len() + bytes.len()).saturating_sub(cap);
-            self.history.drain(..excess.min(self.history.len()));
-            self.history.extend(bytes);
-        }
+        self.history.push(cap, bytes);
     }
 
     /// Delivers buffered pieces that now start at next_off.
@@ -412,7 +496,7 @@ impl HalfStream {
             .map_or(0, |(s, v)| s + v.len() as u64);
         let limit = last.max(self.max_end).max(self.fin_off.unwrap_or(0));
         self.skip_holes_until(ctx, limit);
-        self.history = VecDeque::new();
+        self.history.free();
     }
 }
 
@@ -434,4 +518,40 @@ fn diff_span<'x>(old: impl Iterator<Item = &'x u8>, new: &[u8]) -> Option<(usize
         }
     }
     span
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod ring_tests {
+    use super::Ring;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The ring holds what a plain list of the last `cap` bytes holds.
+        #[test]
+        fn ring_keeps_the_last_bytes(cap in 0usize..9000,
+                                     pushes in prop::collection::vec((0usize..7000, any::<u8>(), any::<bool>()), 0..12),
+                                     from in 0usize..9000) {
+            let mut ring = Ring::default();
+            let mut model: Vec<u8> = Vec::new();
+            for (n, b, clear) in pushes {
+                if clear && n % 5 == 0 {
+                    ring.clear();
+                    model.clear();
+                    continue;
+                }
+                let bytes: Vec<u8> = (0..n).map(|i| b.wrapping_add(i as u8)).collect();
+                ring.push(cap, &bytes);
+                model.extend_from_slice(&bytes);
+                let keep = model.len().saturating_sub(cap);
+                model.drain(..keep);
+                prop_assert_eq!(ring.len(), model.len());
+                prop_assert!(ring.buf.capacity() <= cap);
+                let (a, b) = ring.slices();
+                prop_assert_eq!([a, b].concat(), model.clone());
+                let got: Vec<u8> = ring.iter_from(from).copied().collect();
+                prop_assert_eq!(got, model.get(from..).unwrap_or_default().to_vec());
+            }
+        }
+    }
 }
