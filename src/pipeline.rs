@@ -205,6 +205,9 @@ struct Front {
 /// capture's first timestamp (for relative times).
 type Emit<'e> = &'e mut dyn FnMut(&KafkaMessage<'_>, Carried, i64);
 
+/// API keys counted without a hash look-up (Kafka's keys are all below it).
+const TALLIED: usize = 128;
+
 /// Stage 5 on: [`deliver`] (dissect, topic names, counters) and the caller's sink, on the
 /// caller's thread.
 struct Back {
@@ -214,7 +217,9 @@ struct Back {
     stopped: bool,
     /// What the sink reads of each body (see [`Hooks::need`]).
     need: Need,
-    /// Messages per (API key, kind), named once at the end rather than per message.
+    /// Messages per (API key, kind), named once at the end rather than per message: keys
+    /// below [`TALLIED`] in `by_key` (a counter per kind), any other in `tally`.
+    by_key: Vec<[u64; 2]>,
     tally: rustc_hash::FxHashMap<(Option<i16>, Kind), u64>,
     /// What learning topic names counted on worker threads, for the messages taken.
     worker_topics: TopicNamesStats,
@@ -338,6 +343,7 @@ impl Back {
             names: TopicNames::new(cfg.topics),
             stopped: false,
             need: Need::all(),
+            by_key: vec![[0; 2]; TALLIED],
             tally: Default::default(),
             worker_topics: TopicNamesStats::default(),
         }
@@ -345,7 +351,17 @@ impl Back {
 
     /// Counts one delivered message.
     fn count(&mut self, c: Counted) {
-        *self.tally.entry((c.api_key, c.kind)).or_default() += 1;
+        let slot = c
+            .api_key
+            .and_then(|k| usize::try_from(k).ok())
+            .and_then(|k| self.by_key.get_mut(k));
+        match slot {
+            Some([req, resp]) => match c.kind {
+                Kind::Request => *req += 1,
+                Kind::Response => *resp += 1,
+            },
+            None => *self.tally.entry((c.api_key, c.kind)).or_default() += 1,
+        }
         let stats = &mut self.stats;
         stats.inferred += u64::from(c.inferred);
         stats.malformed += u64::from(c.malformed);
@@ -355,7 +371,16 @@ impl Back {
     /// The front's counters with this side's (messages and topic names).
     fn finish(self, front: RunStats) -> RunStats {
         let mut messages = self.stats.messages;
-        for ((key, kind), n) in self.tally {
+        let mut tally = self.tally;
+        for (key, [req, resp]) in self.by_key.into_iter().enumerate() {
+            let Ok(key) = i16::try_from(key) else { break };
+            for (kind, n) in [(Kind::Request, req), (Kind::Response, resp)] {
+                if n > 0 {
+                    *tally.entry((Some(key), kind)).or_default() += n;
+                }
+            }
+        }
+        for ((key, kind), n) in tally {
             let name = key.map_or_else(|| "unknown".to_string(), crate::proto::api_label);
             *messages.entry((name, kind.as_str())).or_default() += n;
         }
