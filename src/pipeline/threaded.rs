@@ -69,6 +69,14 @@ struct Held {
 }
 
 impl Packets {
+    /// An empty batch with room for a full one, so the first batches do not grow step by step.
+    fn with_room() -> Packets {
+        Packets {
+            bytes: Vec::with_capacity(BATCH_BYTES + 2048),
+            items: Vec::with_capacity(BATCH_PACKETS),
+        }
+    }
+
     fn push(&mut self, number: u64, p: &Packet<'_>) {
         let start = self.bytes.len();
         self.bytes.extend_from_slice(p.data);
@@ -134,6 +142,15 @@ struct Frame {
 }
 
 impl Frames {
+    /// An empty batch with room for what a batch of packets mostly finishes.
+    fn with_room() -> Frames {
+        Frames {
+            seq: 0,
+            bytes: Vec::with_capacity(BATCH_BYTES),
+            items: Vec::with_capacity(256),
+        }
+    }
+
     fn push(&mut self, f: &KafkaMessage<'_>, carried: Carried, first: i64) {
         let start = self.bytes.len();
         self.bytes.extend_from_slice(f.data);
@@ -151,7 +168,11 @@ impl Frames {
             api: f.api,
             request_packet: f.request_packet,
             latency_ns: f.latency_ns,
-            warnings: f.warnings.clone(),
+            warnings: if f.warnings.is_empty() {
+                Vec::new()
+            } else {
+                f.warnings.clone()
+            },
             stream_end: f.stream_end,
             carried,
             first,
@@ -493,7 +514,7 @@ fn front_thread(
     let mut front = Front::new(cfg);
     let mut seq = 0u64;
     for mut batch in packets {
-        let mut out = spare.try_recv().unwrap_or_default();
+        let mut out = spare.try_recv().unwrap_or_else(|_| Frames::with_room());
         out.seq = seq;
         seq += 1;
         // Once the sink stopped, what was read past that point is not looked at, as on one
@@ -668,11 +689,15 @@ pub(super) fn run(
         drop(outputs_tx);
         let mut end = End::Complete;
         let mut number = 0u64;
-        let mut batch = Packets::default();
+        let mut batch = Packets::with_room();
         let mut in_flight = 0usize;
         loop {
-            if let Some(n) = returns.take(false, &mut back, hooks, &spare_tx) {
-                in_flight -= n;
+            // What came back is taken once per batch, not per packet: a stop is seen at
+            // most one batch of reading later, and that reading is not looked at.
+            if batch.is_empty() {
+                if let Some(n) = returns.take(false, &mut back, hooks, &spare_tx) {
+                    in_flight -= n;
+                }
             }
             // Set by a worker that failed, too.
             if back.stopped || skip.load(Ordering::Relaxed) {
@@ -714,7 +739,7 @@ pub(super) fn run(
                 if back.stopped {
                     break;
                 }
-                let next = used.try_recv().unwrap_or_default();
+                let next = used.try_recv().unwrap_or_else(|_| Packets::with_room());
                 if to_front.send(std::mem::replace(&mut batch, next)).is_err() {
                     break;
                 }
