@@ -260,18 +260,8 @@ impl Front {
     /// Feeds one packet (numbered from 1); finished frames go to `out`.
     fn packet(&mut self, number: u64, p: &Packet<'_>, out: Emit<'_>) {
         let ts = p.ts_ns();
-        let first = *self.first_ts_ns.get_or_insert(ts);
-        self.packets += 1;
-        self.last = (number, ts);
-        self.last_file = p.file;
-        let Front {
-            reasm,
-            tls,
-            sessions,
-            net,
-            ..
-        } = self;
-        let Some(seg) = net.decode(p.linktype, p.data, p.origlen, ts) else {
+        self.note(number, ts, p.file);
+        let Some(seg) = self.net.decode(p.linktype, p.data, p.origlen, ts) else {
             return;
         };
         let at = Stamp {
@@ -279,7 +269,29 @@ impl Front {
             ts_ns: ts,
             file: p.file,
         };
-        reasm.push_at(at, &seg, &mut |ev| {
+        Self::segment(&mut self.reasm, &mut self.tls, &mut self.sessions, self.first_ts_ns, at, &seg, out);
+    }
+
+    /// Counts packet `number` (at `ts`, of input `file`), before it is decoded.
+    fn note(&mut self, number: u64, ts: i64, file: u32) {
+        self.first_ts_ns.get_or_insert(ts);
+        self.packets += 1;
+        self.last = (number, ts);
+        self.last_file = file;
+    }
+
+    /// Feeds one decoded TCP segment, carried by the packet `at`; finished frames go to `out`.
+    fn segment(
+        reasm: &mut Reassembler,
+        tls: &mut TlsLayer,
+        sessions: &mut Sessions,
+        first: Option<i64>,
+        at: Stamp,
+        seg: &crate::net::TcpSegment<'_>,
+        out: Emit<'_>,
+    ) {
+        let first = first.unwrap_or(at.ts_ns);
+        reasm.push_at(at, seg, &mut |ev| {
             // Bytes carry the packet that carried them (not the one that
             // released them), so a message is placed at its last byte.
             let at = stamp(&ev, at);

@@ -113,6 +113,36 @@ pub struct NetStats {
     pub truncated: u64,
 }
 
+impl NetStats {
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: &NetStats) {
+        let NetStats {
+            packets,
+            tcp,
+            non_tcp,
+            ip_fragments,
+            fragments_reassembled,
+            fragments_timed_out,
+            fragments_evicted,
+            fragments_bad,
+            unknown_linktype,
+            malformed,
+            truncated,
+        } = other;
+        self.packets += packets;
+        self.tcp += tcp;
+        self.non_tcp += non_tcp;
+        self.ip_fragments += ip_fragments;
+        self.fragments_reassembled += fragments_reassembled;
+        self.fragments_timed_out += fragments_timed_out;
+        self.fragments_evicted += fragments_evicted;
+        self.fragments_bad += fragments_bad;
+        self.unknown_linktype += unknown_linktype;
+        self.malformed += malformed;
+        self.truncated += truncated;
+    }
+}
+
 const ETH_IPV4: u16 = 0x0800;
 const ETH_IPV6: u16 = 0x86DD;
 

@@ -20,12 +20,13 @@ use super::{
     Back, Carried, Config, Counted, Emit, End, Front, Hooks, Render, Rendered, RunStats,
     deliver,
 };
-use crate::capture::{CaptureError, Packet, Source};
+use crate::capture::{CaptureError, Source};
 use crate::codec::{self, Need};
 use crate::dissect::{Record, dissect_with};
 use crate::kafka::KafkaMessage;
+use crate::net::{Decoder, NetStats, TcpSegment};
 use crate::proto::Kind;
-use crate::tcp::ConnId;
+use crate::tcp::{ConnId, Stamp};
 use crate::topics::{IdNames, TopicNames, TopicNamesStats};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::collections::{BTreeMap, BTreeSet};
@@ -47,23 +48,28 @@ const KEEP_BYTES: usize = 4 << 20;
 /// How long a live read may wait when nothing is pending (as on one thread).
 const LIVE_WAIT: Duration = Duration::from_millis(100);
 
-/// Packets read, in order, their bytes in one buffer.
+/// Packets read, in order, decoded into TCP segments (on the caller's thread, which has
+/// more room than the front's), their payloads in one buffer.
 #[derive(Default)]
 struct Packets {
     bytes: Vec<u8>,
     items: Vec<Held>,
+    /// Packets read into this batch (one that is not a TCP segment holds no item).
+    read: u64,
+    /// The last of them: its number, time and input.
+    last: Stamp,
+    /// The time of the run's first packet.
+    first: i64,
+    /// What decoding them counted.
+    net: NetStats,
 }
 
-/// One packet of a [`Packets`] batch: its header, and where its bytes are.
+/// One segment of a [`Packets`] batch: the packet that carried it, and the segment with its
+/// payload in [`Packets::bytes`].
 struct Held {
-    number: u64,
-    ts_sec: i64,
-    ts_nsec: u32,
-    linktype: i32,
-    caplen: u32,
-    origlen: u32,
-    interface: u32,
-    file: u32,
+    at: Stamp,
+    /// Its payload is empty here: the bytes are at `start..end`.
+    seg: TcpSegment<'static>,
     start: usize,
     end: usize,
 }
@@ -74,37 +80,41 @@ impl Packets {
         Packets {
             bytes: Vec::with_capacity(BATCH_BYTES + 2048),
             items: Vec::with_capacity(BATCH_PACKETS),
+            ..Packets::default()
         }
     }
 
-    fn push(&mut self, number: u64, p: &Packet<'_>) {
+    /// Counts packet `at` (the run's first at `first`), and keeps its segment if it is one.
+    fn push(&mut self, at: Stamp, first: i64, seg: Option<TcpSegment<'_>>) {
+        self.read += 1;
+        self.last = at;
+        self.first = first;
+        let Some(seg) = seg else {
+            return;
+        };
         let start = self.bytes.len();
-        self.bytes.extend_from_slice(p.data);
+        self.bytes.extend_from_slice(seg.payload);
         self.items.push(Held {
-            number,
-            ts_sec: p.ts_sec,
-            ts_nsec: p.ts_nsec,
-            linktype: p.linktype,
-            caplen: p.caplen,
-            origlen: p.origlen,
-            interface: p.interface,
-            file: p.file,
+            at,
+            seg: TcpSegment { payload: &[], ..seg },
             start,
             end: self.bytes.len(),
         });
     }
 
     fn full(&self) -> bool {
-        self.items.len() >= BATCH_PACKETS || self.bytes.len() >= BATCH_BYTES
+        self.read >= BATCH_PACKETS as u64 || self.bytes.len() >= BATCH_BYTES
     }
 
     fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.read == 0
     }
 
     fn clear(&mut self) {
         self.items.clear();
         self.bytes.clear();
+        self.read = 0;
+        self.net = NetStats::default();
         if self.bytes.capacity() > KEEP_BYTES {
             self.bytes = Vec::new();
         }
@@ -519,20 +529,29 @@ fn front_thread(
         seq += 1;
         // Once the sink stopped, what was read past that point is not looked at, as on one
         // thread; the batch still comes back, so the reader's count stays right.
-        if !skip.load(Ordering::Relaxed) {
+        if !skip.load(Ordering::Relaxed) && !batch.is_empty() {
             let emit: Emit<'_> = &mut |f, carried, first| out.push(f, carried, first);
+            let Front {
+                reasm,
+                tls,
+                sessions,
+                net,
+                packets,
+                first_ts_ns,
+                last,
+                last_file,
+            } = &mut front;
+            first_ts_ns.get_or_insert(batch.first);
+            *packets += batch.read;
+            *last = (batch.last.packet, batch.last.ts_ns);
+            *last_file = batch.last.file;
+            net.stats.add(&batch.net);
             for h in &batch.items {
-                let p = Packet {
-                    ts_sec: h.ts_sec,
-                    ts_nsec: h.ts_nsec,
-                    linktype: h.linktype,
-                    caplen: h.caplen,
-                    origlen: h.origlen,
-                    data: batch.bytes.get(h.start..h.end).unwrap_or_default(),
-                    interface: h.interface,
-                    file: h.file,
+                let seg = TcpSegment {
+                    payload: batch.bytes.get(h.start..h.end).unwrap_or_default(),
+                    ..h.seg
                 };
-                front.packet(h.number, &p, emit);
+                Front::segment(reasm, tls, sessions, *first_ts_ns, h.at, &seg, emit);
             }
         }
         batch.clear();
@@ -690,6 +709,10 @@ pub(super) fn run(
         let mut end = End::Complete;
         let mut number = 0u64;
         let mut batch = Packets::with_room();
+        // IP is decoded here: the counts go with each batch, so the front counts only the
+        // packets it looks at, as on one thread.
+        let mut net = Decoder::new(cfg.defrag.clone());
+        let mut first_ts = None;
         let mut in_flight = 0usize;
         loop {
             // What came back is taken once per batch, not per packet: a stop is seen at
@@ -719,7 +742,14 @@ pub(super) fn run(
                 Some(Ok(p)) => {
                     number += 1;
                     hooks.packet(number, &p);
-                    batch.push(number, &p);
+                    let ts = p.ts_ns();
+                    let first = *first_ts.get_or_insert(ts);
+                    let at = Stamp {
+                        packet: number,
+                        ts_ns: ts,
+                        file: p.file,
+                    };
+                    batch.push(at, first, net.decode(p.linktype, p.data, p.origlen, ts));
                     batch.full()
                 }
                 Some(Err(CaptureError::Idle)) => true,
@@ -739,6 +769,7 @@ pub(super) fn run(
                 if back.stopped {
                     break;
                 }
+                batch.net = std::mem::take(&mut net.stats);
                 let next = used.try_recv().unwrap_or_else(|_| Packets::with_room());
                 if to_front.send(std::mem::replace(&mut batch, next)).is_err() {
                     break;
@@ -753,9 +784,14 @@ pub(super) fn run(
         }
         if back.stopped {
             skip.store(true, Ordering::Relaxed);
+            // What was read past the stop is not looked at.
+            net.stats = NetStats::default();
         } else if !batch.is_empty() {
+            batch.net = std::mem::take(&mut net.stats);
             let _ = to_front.send(batch);
         }
+        // Datagrams still incomplete are given up on (counted), as on one thread.
+        net.finish();
         drop(to_front);
         // Everything still out, then the flush. Once stopped, it only counts.
         returns.take_rest(&mut back, hooks, &spare_tx);
@@ -764,6 +800,7 @@ pub(super) fn run(
             Err(panic) => std::panic::resume_unwind(panic),
         };
         let mut stats = back.finish(front);
+        stats.net.add(&net.stats);
         stats.capture = source.file_stats();
         (stats, end)
     })
