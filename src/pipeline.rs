@@ -292,15 +292,28 @@ impl Front {
     ) {
         let first = first.unwrap_or(at.ts_ns);
         reasm.push_at(at, seg, &mut |ev| {
-            // Bytes carry the packet that carried them (not the one that
-            // released them), so a message is placed at its last byte.
+            Self::event(tls, sessions, first, at, ev, out)
+        });
+    }
+
+    /// Feeds one stream event, released while packet `at` was handled, to TLS and Kafka;
+    /// finished frames go to `out`.
+    fn event(
+        tls: &mut TlsLayer,
+        sessions: &mut Sessions,
+        first: i64,
+        at: Stamp,
+        ev: StreamEvent<'_>,
+        out: Emit<'_>,
+    ) {
+        // Bytes carry the packet that carried them (not the one that
+        // released them), so a message is placed at its last byte.
+        let at = stamp(&ev, at);
+        tls.on_event(at.packet, at.ts_ns, ev, &mut |ev, view| {
             let at = stamp(&ev, at);
-            tls.on_event(at.packet, at.ts_ns, ev, &mut |ev, view| {
-                let at = stamp(&ev, at);
-                sessions.on_event(at.packet, at.ts_ns, ev, &mut |f| {
-                    let tls = view.and_then(|v| tls_tag(f, v));
-                    out(f, Carried { tls, file: at.file }, first);
-                });
+            sessions.on_event(at.packet, at.ts_ns, ev, &mut |f| {
+                let tls = view.and_then(|v| tls_tag(f, v));
+                out(f, Carried { tls, file: at.file }, first);
             });
         });
     }
@@ -316,23 +329,12 @@ impl Front {
             sessions,
             ..
         } = &mut self;
-        reasm.finish(&mut |ev| {
-            let at = stamp(
-                &ev,
-                Stamp {
-                    packet: number,
-                    ts_ns: ts,
-                    file,
-                },
-            );
-            tls.on_event(at.packet, at.ts_ns, ev, &mut |ev, view| {
-                let at = stamp(&ev, at);
-                sessions.on_event(at.packet, at.ts_ns, ev, &mut |f| {
-                    let tls = view.and_then(|v| tls_tag(f, v));
-                    out(f, Carried { tls, file: at.file }, first);
-                });
-            });
-        });
+        let at = Stamp {
+            packet: number,
+            ts_ns: ts,
+            file,
+        };
+        reasm.finish(&mut |ev| Self::event(tls, sessions, first, at, ev, out));
         sessions.finish(number, ts, &mut |f| {
             out(f, Carried { tls: None, file }, first);
         });

@@ -24,9 +24,9 @@ use crate::capture::{CaptureError, Source};
 use crate::codec::{self, Need};
 use crate::dissect::{Record, dissect_with};
 use crate::kafka::KafkaMessage;
-use crate::net::{Decoder, NetStats, TcpSegment};
+use crate::net::{Decoder, NetStats};
 use crate::proto::Kind;
-use crate::tcp::{ConnId, Stamp};
+use crate::tcp::{ConnId, Reassembler, Stamp, StreamEvent, TcpStats};
 use crate::topics::{IdNames, TopicNames, TopicNamesStats};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::collections::{BTreeMap, BTreeSet};
@@ -48,13 +48,13 @@ const KEEP_BYTES: usize = 4 << 20;
 /// How long a live read may wait when nothing is pending (as on one thread).
 const LIVE_WAIT: Duration = Duration::from_millis(100);
 
-/// Packets read, in order, decoded into TCP segments (on the caller's thread, which has
-/// more room than the front's), their payloads in one buffer.
+/// Packets read, in order, taken through IP and TCP on the caller's thread (which has
+/// more room than the front's): the stream events they released, their bytes in one buffer.
 #[derive(Default)]
 struct Packets {
     bytes: Vec<u8>,
     items: Vec<Held>,
-    /// Packets read into this batch (one that is not a TCP segment holds no item).
+    /// Packets read into this batch.
     read: u64,
     /// The last of them: its number, time and input.
     last: Stamp,
@@ -62,14 +62,15 @@ struct Packets {
     first: i64,
     /// What decoding them counted.
     net: NetStats,
+    /// TCP's counters once these packets were taken (the whole run's so far).
+    tcp: Option<TcpStats>,
 }
 
-/// One segment of a [`Packets`] batch: the packet that carried it, and the segment with its
-/// payload in [`Packets::bytes`].
+/// One stream event of a [`Packets`] batch, released while packet `at` was handled.
 struct Held {
     at: Stamp,
-    /// Its payload is empty here: the bytes are at `start..end`.
-    seg: TcpSegment<'static>,
+    /// Data's bytes are not here but at `start..end`.
+    ev: StreamEvent<'static>,
     start: usize,
     end: usize,
 }
@@ -84,19 +85,67 @@ impl Packets {
         }
     }
 
-    /// Counts packet `at` (the run's first at `first`), and keeps its segment if it is one.
-    fn push(&mut self, at: Stamp, first: i64, seg: Option<TcpSegment<'_>>) {
+    /// Counts packet `at` (the run's first at `first`).
+    fn note(&mut self, at: Stamp, first: i64) {
         self.read += 1;
         self.last = at;
         self.first = first;
-        let Some(seg) = seg else {
-            return;
-        };
+    }
+
+    /// Keeps an event released while packet `at` was handled.
+    fn event(&mut self, at: Stamp, ev: StreamEvent<'_>) {
         let start = self.bytes.len();
-        self.bytes.extend_from_slice(seg.payload);
+        let ev = match ev {
+            StreamEvent::Data {
+                conn,
+                dir,
+                data,
+                stream_offset,
+                packet,
+                ts_ns,
+                file,
+            } => {
+                self.bytes.extend_from_slice(data);
+                StreamEvent::Data {
+                    conn,
+                    dir,
+                    data: &[],
+                    stream_offset,
+                    packet,
+                    ts_ns,
+                    file,
+                }
+            }
+            StreamEvent::Opened {
+                conn,
+                a,
+                b,
+                syn_seen,
+                packet,
+            } => StreamEvent::Opened {
+                conn,
+                a,
+                b,
+                syn_seen,
+                packet,
+            },
+            StreamEvent::Gap { conn, dir, len } => StreamEvent::Gap { conn, dir, len },
+            StreamEvent::Conflict {
+                conn,
+                dir,
+                stream_offset,
+                len,
+            } => StreamEvent::Conflict {
+                conn,
+                dir,
+                stream_offset,
+                len,
+            },
+            StreamEvent::Closed { conn, reason } => StreamEvent::Closed { conn, reason },
+        };
         self.items.push(Held {
             at,
-            seg: TcpSegment { payload: &[], ..seg },
+            ev,
             start,
             end: self.bytes.len(),
         });
@@ -107,7 +156,7 @@ impl Packets {
     }
 
     fn is_empty(&self) -> bool {
-        self.read == 0
+        self.read == 0 && self.items.is_empty()
     }
 
     fn clear(&mut self) {
@@ -115,8 +164,35 @@ impl Packets {
         self.bytes.clear();
         self.read = 0;
         self.net = NetStats::default();
+        self.tcp = None;
         if self.bytes.capacity() > KEEP_BYTES {
             self.bytes = Vec::new();
+        }
+    }
+}
+
+impl Held {
+    /// The event, its bytes (if any) in `bytes`.
+    fn event<'b>(&self, bytes: &'b [u8]) -> StreamEvent<'b> {
+        match self.ev {
+            StreamEvent::Data {
+                conn,
+                dir,
+                stream_offset,
+                packet,
+                ts_ns,
+                file,
+                ..
+            } => StreamEvent::Data {
+                conn,
+                dir,
+                data: bytes.get(self.start..self.end).unwrap_or_default(),
+                stream_offset,
+                packet,
+                ts_ns,
+                file,
+            },
+            ref other => other.clone(),
         }
     }
 }
@@ -522,6 +598,8 @@ fn front_thread(
 ) -> RunStats {
     // Made here: the TLS key source need not move between threads.
     let mut front = Front::new(cfg);
+    // TCP runs on the caller's thread: its counters come with the batches.
+    let mut tcp = None;
     let mut seq = 0u64;
     for mut batch in packets {
         let mut out = spare.try_recv().unwrap_or_else(|_| Frames::with_room());
@@ -529,10 +607,9 @@ fn front_thread(
         seq += 1;
         // Once the sink stopped, what was read past that point is not looked at, as on one
         // thread; the batch still comes back, so the reader's count stays right.
-        if !skip.load(Ordering::Relaxed) && !batch.is_empty() {
+        if !skip.load(Ordering::Relaxed) {
             let emit: Emit<'_> = &mut |f, carried, first| out.push(f, carried, first);
             let Front {
-                reasm,
                 tls,
                 sessions,
                 net,
@@ -540,18 +617,21 @@ fn front_thread(
                 first_ts_ns,
                 last,
                 last_file,
+                ..
             } = &mut front;
-            first_ts_ns.get_or_insert(batch.first);
-            *packets += batch.read;
-            *last = (batch.last.packet, batch.last.ts_ns);
-            *last_file = batch.last.file;
+            if batch.read > 0 {
+                first_ts_ns.get_or_insert(batch.first);
+                *packets += batch.read;
+                *last = (batch.last.packet, batch.last.ts_ns);
+                *last_file = batch.last.file;
+            }
             net.stats.add(&batch.net);
+            if let Some(t) = batch.tcp.take() {
+                tcp = Some(t);
+            }
             for h in &batch.items {
-                let seg = TcpSegment {
-                    payload: batch.bytes.get(h.start..h.end).unwrap_or_default(),
-                    ..h.seg
-                };
-                Front::segment(reasm, tls, sessions, *first_ts_ns, h.at, &seg, emit);
+                let first = first_ts_ns.unwrap_or(h.at.ts_ns);
+                Front::event(tls, sessions, first, h.at, h.event(&batch.bytes), emit);
             }
         }
         batch.clear();
@@ -562,8 +642,11 @@ fn front_thread(
     }
     let mut out = spare.try_recv().unwrap_or_default();
     out.seq = seq;
-    let stats = front.finish(&mut |f, carried, first| out.push(f, carried, first));
+    let mut stats = front.finish(&mut |f, carried, first| out.push(f, carried, first));
     let _ = frames.send(out);
+    if let Some(tcp) = tcp {
+        stats.tcp = tcp;
+    }
     stats
 }
 
@@ -712,7 +795,9 @@ pub(super) fn run(
         // IP is decoded here: the counts go with each batch, so the front counts only the
         // packets it looks at, as on one thread.
         let mut net = Decoder::new(cfg.defrag.clone());
+        let mut reasm = Reassembler::new(cfg.tcp.clone());
         let mut first_ts = None;
+        let mut last_at = Stamp::default();
         let mut in_flight = 0usize;
         loop {
             // What came back is taken once per batch, not per packet: a stop is seen at
@@ -749,7 +834,11 @@ pub(super) fn run(
                         ts_ns: ts,
                         file: p.file,
                     };
-                    batch.push(at, first, net.decode(p.linktype, p.data, p.origlen, ts));
+                    batch.note(at, first);
+                    last_at = at;
+                    if let Some(seg) = net.decode(p.linktype, p.data, p.origlen, ts) {
+                        reasm.push_at(at, &seg, &mut |ev| batch.event(at, ev));
+                    }
                     batch.full()
                 }
                 Some(Err(CaptureError::Idle)) => true,
@@ -770,6 +859,7 @@ pub(super) fn run(
                     break;
                 }
                 batch.net = std::mem::take(&mut net.stats);
+                batch.tcp = Some(reasm.stats().clone());
                 let next = used.try_recv().unwrap_or_else(|_| Packets::with_room());
                 if to_front.send(std::mem::replace(&mut batch, next)).is_err() {
                     break;
@@ -786,9 +876,15 @@ pub(super) fn run(
             skip.store(true, Ordering::Relaxed);
             // What was read past the stop is not looked at.
             net.stats = NetStats::default();
-        } else if !batch.is_empty() {
-            batch.net = std::mem::take(&mut net.stats);
-            let _ = to_front.send(batch);
+        } else {
+            // Every connection is flushed, its events stamped with the last packet, as on
+            // one thread; the front then flushes Kafka's.
+            reasm.finish(&mut |ev| batch.event(last_at, ev));
+            if !batch.is_empty() {
+                batch.net = std::mem::take(&mut net.stats);
+                batch.tcp = Some(reasm.stats().clone());
+                let _ = to_front.send(batch);
+            }
         }
         // Datagrams still incomplete are given up on (counted), as on one thread.
         net.finish();
