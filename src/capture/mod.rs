@@ -443,6 +443,7 @@ impl Source {
     /// As [`Source::next_packet`], waiting at most `wait` for a live packet (a file never
     /// waits). What libpcap holds is read back to back; [`CaptureError::Idle`] says there
     /// is nothing more for now.
+    #[inline]
     pub fn next_packet_within(
         &mut self,
         wait: Duration,

@@ -139,6 +139,7 @@ impl Decoder {
     }
 
     /// Decodes one packet captured at `ts_ns`.
+    #[inline]
     pub fn decode<'a>(
         &'a mut self,
         linktype: i32,

@@ -194,7 +194,8 @@ fn decode_inner<'a>(
 }
 
 /// The common packet (see [`ipv4_tcp`]), counted; `None` (counting nothing) for any other.
-#[inline]
+// Inlined, so the segment is built where the caller keeps it, not copied out level by level.
+#[inline(always)]
 fn common<'a>(linktype: i32, data: &'a [u8], stats: &mut NetStats) -> Option<TcpSegment<'a>> {
     let seg = match linktype {
         // Ethernet II carrying IPv4 (the header has no FCS here).
@@ -216,6 +217,7 @@ fn common<'a>(linktype: i32, data: &'a [u8], stats: &mut NetStats) -> Option<Tcp
 /// straight from its fixed fields (no option is looked at). `None` for anything else, which
 /// [`decode_lax`] then decodes and counts; what this returns is what etherparse's strict
 /// slices return for the same bytes (see the test `fast_path_agrees_with_etherparse`).
+#[inline(always)]
 fn ipv4_tcp(ip: &[u8]) -> Option<TcpSegment<'_>> {
     let head: [u8; 20] = ip.get(..20)?.try_into().ok()?;
     let [vihl, _, l0, l1, _, _, f0, f1, _, proto, _, _, s0, s1, s2, s3, d0, d1, d2, d3] = head;

@@ -364,6 +364,7 @@ impl FileReader {
     }
 
     /// The next packet; `None` at the end; after an error, `None` again.
+    #[inline]
     pub fn next_packet(&mut self) -> Option<Result<Packet<'_>, CaptureError>> {
         if self.pcap_whole() {
             return self.current().map(Ok);
@@ -455,6 +456,7 @@ impl FileReader {
     }
 
     /// The packet the last [`FileReader::advance`] read, if any.
+    #[inline]
     pub fn current(&self) -> Option<Packet<'_>> {
         let p = self.current.as_ref()?;
         let data = self
