@@ -46,8 +46,8 @@ pub struct RunStats {
 /// Limits for every stage.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Threads a run uses: 1 runs every stage on the caller's thread; 2 (or more) runs IP,
-    /// TCP, TLS and Kafka framing on a second one (see [`run_with`]).
+    /// Threads a run uses: 1 runs every stage on the caller's thread; 2 (or more) runs TLS
+    /// and Kafka framing on a second one (see [`run_with`]).
     pub threads: usize,
     pub defrag: DefragConfig,
     pub tcp: TcpConfig,
@@ -189,7 +189,8 @@ pub struct Pipeline {
 }
 
 /// Stages 2 to 4 (IP, TCP, TLS, Kafka framing and pairing): packets in, finished Kafka
-/// frames out. In a threaded run it runs on its own thread (see [`threaded`]).
+/// frames out. In a threaded run, TLS and Kafka run on their own thread, fed the stream
+/// events that IP and TCP released on the caller's (see [`threaded`]).
 struct Front {
     reasm: Reassembler,
     tls: TlsLayer,
@@ -646,7 +647,7 @@ pub fn run(
 }
 
 /// The one read loop: the CLI's `read`, `live` and `stats` and the TUI's loader all run on it.
-/// With [`Config::threads`] above 1, the stages before decoding run on a second thread
+/// With [`Config::threads`] above 1, TLS and Kafka framing run on a second thread
 /// (`pipeline/threaded.rs`); the hooks always run on the caller's thread, and see the same calls
 /// in the same order.
 pub fn run_with(source: &mut Source, cfg: Config, hooks: &mut dyn Hooks) -> (RunStats, End) {

@@ -1,16 +1,19 @@
-//! The run on several threads. The caller's thread reads the source and runs the hooks
-//! (`poll`, `packet`, `message`, `rendered`); a second thread runs the [`Front`] (IP, TCP,
-//! TLS, Kafka framing and pairing). Without a renderer, the caller's thread also runs
-//! [`deliver`] (dissect, topic names, counters). With one ([`super::run_rendered`]),
+//! The run on several threads. The caller's thread reads the source, decodes IP and
+//! reassembles TCP, and runs the hooks (`poll`, `packet`, `message`, `rendered`); a second
+//! thread runs the rest of the [`Front`] (TLS, Kafka framing and pairing). The split is where
+//! the two threads' work comes out about even. Without a renderer, the caller's thread also
+//! runs [`deliver`] (dissect, topic names, counters). With one ([`super::run_rendered`]),
 //! worker threads dissect and render whole batches of frames, and the caller's thread
 //! hands their bytes to the hooks in order.
 //!
 //! The source and the hooks stay together because `Hooks::poll` takes the source, and a
-//! sink's stop must end the reading at once. Packets go to the front in batches (their
-//! bytes copied into one buffer per batch), and each batch comes back as one numbered
-//! batch of the Kafka frames it finished (bytes copied likewise), so messages are
-//! delivered in the order they complete, as on one thread. Buffers go back and forth and
-//! are reused. At most [`IN_FLIGHT`] batches are out at once, so memory stays flat.
+//! sink's stop must end the reading at once. The stream events of each batch of packets go
+//! to the front together (their bytes copied into one buffer, with the batch's link/IP and
+//! TCP counters), and each batch comes back as one numbered batch of the Kafka frames it
+//! finished (bytes copied likewise), so messages are delivered in the order they complete,
+//! as on one thread. Buffers go back and forth and are reused. At most [`IN_FLIGHT`] batches
+//! are out at once, so memory stays flat. Once a sink stops, the batches read past that
+//! point are not looked at (nor counted), as on one thread.
 //!
 //! Topic names are the one state that earlier messages change and a message's output
 //! reads. A worker dissects its batch; only if a message of it carries a topic id does it
@@ -900,4 +903,125 @@ pub(super) fn run(
         stats.capture = source.file_stats();
         (stats, end)
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+mod tests {
+    use super::super::{Config, Hooks, RunStats, run_with};
+    use crate::capture::Source;
+    use crate::capture::writer::{PcapWriter, TsPrecision};
+    use crate::dissect::Record;
+    use crate::net::linktype;
+    use crate::synth::kafka::{Coordinator, find_coordinator_request, find_coordinator_response};
+    use crate::synth::{Flow, Link};
+    use std::ops::ControlFlow;
+
+    /// Splits a raw IPv4 packet into fragments of `size` payload bytes (a multiple of 8).
+    fn frag_v4(ip: &[u8], size: usize, id: u16) -> Vec<Vec<u8>> {
+        let hl = usize::from(ip[0] & 0x0f) * 4;
+        let body = &ip[hl..];
+        body.chunks(size)
+            .enumerate()
+            .map(|(i, chunk)| {
+                let mut p = ip[..hl].to_vec();
+                let off = (i * size / 8) as u16;
+                let more = (i + 1) * size < body.len();
+                p[2..4].copy_from_slice(&((hl + chunk.len()) as u16).to_be_bytes());
+                p[4..6].copy_from_slice(&id.to_be_bytes());
+                p[6..8].copy_from_slice(&(off | if more { 0x2000 } else { 0 }).to_be_bytes());
+                p.extend_from_slice(chunk);
+                p
+            })
+            .collect()
+    }
+
+    /// Raw IP packets: Kafka on many connections, some requests IP-fragmented, one
+    /// datagram whose last fragment never comes, a segment lost, and a UDP packet.
+    fn capture() -> Vec<u8> {
+        let mut packets = Vec::new();
+        for c in 0..40u8 {
+            let client = format!("10.1.0.{}:{}", c + 1, 40000 + u16::from(c));
+            let mut flow = Flow::new(client.parse().unwrap(), "10.0.0.1:9092".parse().unwrap())
+                .with_link(Link::Raw);
+            flow.syn_handshake();
+            for n in 0..60i32 {
+                let group = "g".repeat(if n % 7 == 0 { 1500 } else { 10 });
+                let v = (n % 5) as i16;
+                flow.client_send(&find_coordinator_request(v, n, "c", 0, &[group.as_str()]));
+                let answer = Coordinator {
+                    key: group.clone(),
+                    node: 1,
+                    host: "broker".into(),
+                    port: 9092,
+                    error: 0,
+                    message: None,
+                };
+                flow.server_send(&find_coordinator_response(v, n, &[answer]));
+            }
+            if c == 3 {
+                flow.drop_packet(30);
+            }
+            flow.fin();
+            for (i, (_, p)) in flow.into_packets().into_iter().enumerate() {
+                if p.len() > 1000 && i % 3 == 0 {
+                    let mut frags = frag_v4(&p, 512, i as u16);
+                    if c == 5 && i < 60 {
+                        frags.pop();
+                    }
+                    packets.extend(frags);
+                } else {
+                    packets.push(p);
+                }
+            }
+        }
+        // Not TCP: UDP.
+        let mut udp = packets[0].clone();
+        udp[9] = 17;
+        packets.push(udp);
+        let mut w = PcapWriter::new(Vec::new(), linktype::RAW as u32, TsPrecision::Nano, 65535)
+            .unwrap();
+        for (i, p) in packets.iter().enumerate() {
+            w.write_packet(1_700_000_000_000_000_000 + i as i64 * 1000, p)
+                .unwrap();
+        }
+        w.into_inner()
+    }
+
+    struct Seen(Vec<(u64, u64)>);
+
+    impl Hooks for Seen {
+        fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+            self.0.push((r.packet, r.wire_size));
+            ControlFlow::Continue(())
+        }
+    }
+
+    fn run(bytes: &[u8], threads: usize) -> (Vec<(u64, u64)>, RunStats) {
+        let mut source = Source::from_reader(Box::new(std::io::Cursor::new(bytes.to_vec()))).unwrap();
+        let cfg = Config {
+            threads,
+            ..Config::default()
+        };
+        let mut seen = Seen(Vec::new());
+        let (stats, _) = run_with(&mut source, cfg, &mut seen);
+        (seen.0, stats)
+    }
+
+    /// IP and TCP run on the reading thread: their counters (fragments given up at the end
+    /// included) and the messages are what one thread finds.
+    #[test]
+    fn link_ip_and_tcp_counts_are_the_same_on_two_threads() {
+        let bytes = capture();
+        let (one, s1) = run(&bytes, 1);
+        let (two, s2) = run(&bytes, 2);
+        assert!(one.len() > 4000, "{}", one.len());
+        assert_eq!(one, two);
+        assert!(s1.net.fragments_reassembled > 0 && s1.net.fragments_timed_out > 0);
+        assert!(s1.net.non_tcp > 0 && s1.tcp.gaps > 0);
+        assert_eq!(s1.net, s2.net);
+        assert_eq!(s1.tcp, s2.tcp);
+        assert_eq!(s1.packets, s2.packets);
+        assert_eq!(crate::report_text(&s1), crate::report_text(&s2));
+    }
 }
