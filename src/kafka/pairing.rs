@@ -121,7 +121,12 @@ impl Pairing {
                     // It may have taken requests into the pending list.
                     found = find(&self.pending);
                 }
-                match found.and_then(|i| self.pending.remove(i)) {
+                // Mostly the oldest request is the one answered.
+                let taken = found.and_then(|i| match i {
+                    0 => self.pending.pop_front(),
+                    _ => self.pending.remove(i),
+                });
+                match taken {
                     Some(p) => {
                         stats.paired += 1;
                         f.api = Some(p.api);
