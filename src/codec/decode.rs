@@ -8,15 +8,17 @@
 use super::error::{DecodeError, ErrorKind};
 use super::need::{Act, Plan, act_at};
 use super::redact;
-use super::schema::{Field, FieldType, Prim};
+use super::schema::{Field, Prim};
 use super::tree::{Node, Prefix, Role, Value};
 use super::{Codec, DecodeOptions};
 use crate::proto::Kind;
 
 mod envelope;
+mod layout;
 mod sasl;
 mod tagged;
 
+pub(crate) use layout::{Layout, Op, Step, layout_of};
 
 pub(crate) type Res<'a, T> = Result<(&'a [u8], T), DecodeError>;
 
@@ -395,35 +397,63 @@ impl<'a> Walker<'a> {
     pub fn fields(
         &mut self,
         mut i: &'a [u8],
-        fields: &'static [Field],
-        version: i16,
-        flexible: bool,
+        l: &Layout,
         tags_about: &'static str,
         plan: Plan<'_>,
     ) -> Res<'a, ()> {
-        for (k, f) in fields.iter().enumerate() {
-            if !f.versions.contains(version) || (flexible && f.is_tagged_at(version)) {
-                continue;
+        let mut at = 0;
+        while let Some(s) = l.steps.get(at) {
+            // Unbuilt, fixed-size fields in a row need only their bytes: one check for
+            // all (short of them, field by field finds the error a full decode finds).
+            if let (false, (n, count @ 2..)) = (self.build, s.run) {
+                if let Some(rest) = i.get(n..) {
+                    i = rest;
+                    at += count;
+                    continue;
+                }
             }
+            at += 1;
             // A full decode goes straight to `field`: planning costs nothing there. Most
             // fields are primitives: those are read here, without `field`'s frame.
-            let r = match (&f.ty, plan) {
-                (FieldType::Prim(p), None) => self.prim_field(i, f, *p, version, flexible),
-                (FieldType::Prim(p), Some(_)) => {
+            let r = match (&s.op, plan) {
+                (Op::Fixed(p, n), None) => self.fixed_field(i, s.f, *p, *n),
+                (
+                    Op::Var {
+                        p,
+                        compact,
+                        nullable,
+                    },
+                    None,
+                ) => self.prim_field(i, s.f, *p, *compact, *nullable),
+                (Op::Fixed(p, n), Some(_)) => {
                     // As `field_as` does: a skipped field is walked unbuilt.
-                    let skip = self.build && *act_at(plan, k) == Act::Skip;
+                    let skip = self.build && *act_at(plan, s.k) == Act::Skip;
                     self.build &= !skip;
-                    let r = self.prim_field(i, f, *p, version, flexible);
+                    let r = self.fixed_field(i, s.f, *p, *n);
                     self.build |= skip;
                     r
                 }
-                (_, None) => self.field(i, f, version, flexible, None, false),
-                (_, Some(_)) => self.field_as(i, f, version, flexible, act_at(plan, k)),
+                (
+                    Op::Var {
+                        p,
+                        compact,
+                        nullable,
+                    },
+                    Some(_),
+                ) => {
+                    let skip = self.build && *act_at(plan, s.k) == Act::Skip;
+                    self.build &= !skip;
+                    let r = self.prim_field(i, s.f, *p, *compact, *nullable);
+                    self.build |= skip;
+                    r
+                }
+                (_, None) => self.field(i, s, None, false),
+                (_, Some(_)) => self.field_as(i, s, act_at(plan, s.k)),
             };
-            i = r.map_err(|e| e.within(&f.name))?.0;
+            i = r.map_err(|e| e.within(&s.f.name))?.0;
         }
-        if flexible {
-            i = self.tagged_section(i, fields, version, tags_about, plan)?.0;
+        if l.flexible {
+            i = self.tagged_section(i, l, tags_about, plan)?.0;
         }
         Ok((i, ()))
     }
@@ -431,22 +461,15 @@ impl<'a> Walker<'a> {
     /// One field as `act` says: skipped fields are walked all the same, unbuilt, so
     /// that their errors are the errors a full decode finds.
     #[inline]
-    pub fn field_as(
-        &mut self,
-        i: &'a [u8],
-        f: &'static Field,
-        version: i16,
-        flexible: bool,
-        act: &Act,
-    ) -> Res<'a, ()> {
+    pub fn field_as(&mut self, i: &'a [u8], s: &Step, act: &Act) -> Res<'a, ()> {
         match act {
-            Act::Build => self.field(i, f, version, flexible, None, false),
-            Act::Node => self.field(i, f, version, flexible, None, true),
-            Act::Into(sub) => self.field(i, f, version, flexible, Some(sub), false),
-            Act::Skip if !self.build => self.field(i, f, version, flexible, None, false),
+            Act::Build => self.field(i, s, None, false),
+            Act::Node => self.field(i, s, None, true),
+            Act::Into(sub) => self.field(i, s, Some(sub), false),
+            Act::Skip if !self.build => self.field(i, s, None, false),
             Act::Skip => {
                 self.build = false;
-                let r = self.field(i, f, version, flexible, None, false);
+                let r = self.field(i, s, None, false);
                 // After an error the decode ends, and `finish` builds again.
                 self.build = true;
                 r
@@ -457,22 +480,18 @@ impl<'a> Walker<'a> {
     /// Decodes one field's value (whatever its type) as a node named after the field;
     /// a struct's fields (or a list's elements' fields) as `plan` says, and with `bare`
     /// none of them, only the field's node.
-    pub fn field(
-        &mut self,
-        i: &'a [u8],
-        f: &'static Field,
-        version: i16,
-        flexible: bool,
-        plan: Plan<'_>,
-        bare: bool,
-    ) -> Res<'a, ()> {
-        let compact = flexible && f.flexible.is_none_or(|fv| fv.contains(version));
-        let nullable = f.nullable.contains(version);
-        match &f.ty {
-            FieldType::Prim(p) => self.prim_field(i, f, *p, version, flexible),
-            FieldType::Struct(sub) => {
+    pub fn field(&mut self, i: &'a [u8], s: &Step, plan: Plan<'_>, bare: bool) -> Res<'a, ()> {
+        let f = s.f;
+        match &s.op {
+            Op::Fixed(p, n) => self.fixed_field(i, f, *p, *n),
+            Op::Var {
+                p,
+                compact,
+                nullable,
+            } => self.prim_field(i, f, *p, *compact, *nullable),
+            Op::Struct { nullable, sub } => {
                 let mut at = i;
-                if nullable {
+                if *nullable {
                     // A nullable struct starts with a marker byte: negative for null.
                     let (rest, (marker, _)) = self.prim(i, Prim::Int8, false, false)?;
                     if matches!(marker, Value::Int(m) if m < 0) {
@@ -500,7 +519,7 @@ impl<'a> Walker<'a> {
                     &f.about,
                     Role::Field,
                 );
-                if nullable {
+                if *nullable {
                     self.leaf(
                         i,
                         at,
@@ -515,15 +534,23 @@ impl<'a> Walker<'a> {
                 }
                 let built = self.build;
                 self.build &= !bare;
-                let (rest, ()) = self.fields(at, sub, version, flexible, TAGS_IN_STRUCT, plan)?;
+                let (rest, ()) = self.fields(at, sub, TAGS_IN_STRUCT, plan)?;
                 self.build = built;
                 self.close(rest);
                 Ok((rest, ()))
             }
-            FieldType::ArrayOfPrim(_) | FieldType::ArrayOfStruct(_) => {
-                self.array(i, f, version, (flexible, compact, nullable), plan, bare)
-            }
+            Op::ArrayOfPrim { .. } | Op::ArrayOfStruct { .. } => self.array(i, s, plan, bare),
         }
+    }
+
+    /// A field of fixed size, as [`Walker::field`] decodes it.
+    #[inline(always)]
+    fn fixed_field(&mut self, i: &'a [u8], f: &'static Field, p: Prim, n: usize) -> Res<'a, ()> {
+        // Skipped: only its bytes need be there (`prim`'s check).
+        if !self.build {
+            return self.take(i, n).map(|(rest, _)| (rest, ()));
+        }
+        self.prim_field(i, f, p, false, false)
     }
 
     /// A field of primitive type, as [`Walker::field`] decodes it.
@@ -533,15 +560,9 @@ impl<'a> Walker<'a> {
         i: &'a [u8],
         f: &'static Field,
         p: Prim,
-        version: i16,
-        flexible: bool,
+        compact: bool,
+        nullable: bool,
     ) -> Res<'a, ()> {
-        // Skipped and of fixed size: only its bytes need be there (`prim`'s check).
-        if let (false, Some(n)) = (self.build, p.fixed_size()) {
-            return self.take(i, n).map(|(rest, _)| (rest, ()));
-        }
-        let compact = flexible && f.flexible.is_none_or(|fv| fv.contains(version));
-        let nullable = f.nullable.contains(version);
         let (rest, (value, prefix)) = self.prim(i, p, compact, nullable)?;
         if !self.build {
             return Ok((rest, ()));
@@ -607,19 +628,26 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn array(
-        &mut self,
-        i: &'a [u8],
-        f: &'static Field,
-        version: i16,
-        (flexible, compact, nullable): (bool, bool, bool),
-        plan: Plan<'_>,
-        bare: bool,
-    ) -> Res<'a, ()> {
+    fn array(&mut self, i: &'a [u8], s: &Step, plan: Plan<'_>, bare: bool) -> Res<'a, ()> {
+        let f = s.f;
+        let (compact, nullable, min) = match s.op {
+            Op::ArrayOfPrim {
+                compact,
+                nullable,
+                min,
+                ..
+            }
+            | Op::ArrayOfStruct {
+                compact,
+                nullable,
+                min,
+                ..
+            } => (compact, nullable, min),
+            _ => (false, false, 1),
+        };
         let (mut rest, (count, prefix)) = self.array_count(i, compact, nullable)?;
         if let Some(n) = count {
             // A claimed count must fit in what remains, so it cannot drive work or memory.
-            let min = min_size(&f.ty, version, flexible, compact);
             let need = u64::from(n).saturating_mul(min.max(1) as u64);
             if need > rest.len() as u64 {
                 return Err(self.err(
@@ -655,8 +683,8 @@ impl<'a> Walker<'a> {
         let built = self.build;
         self.build &= !bare;
         for idx in 0..count.unwrap_or(0) {
-            rest = match &f.ty {
-                FieldType::ArrayOfPrim(p) => {
+            rest = match &s.op {
+                Op::ArrayOfPrim { p, .. } => {
                     let (r, (value, prefix)) = self
                         .prim(rest, *p, compact, false)
                         .map_err(|e| e.at_index(idx))?;
@@ -673,7 +701,7 @@ impl<'a> Walker<'a> {
                     );
                     r
                 }
-                FieldType::ArrayOfStruct(sub) => {
+                Op::ArrayOfStruct { sub, .. } => {
                     self.open(
                         rest,
                         &f.elem_name,
@@ -684,7 +712,7 @@ impl<'a> Walker<'a> {
                         Role::Element,
                     );
                     let (r, ()) = self
-                        .fields(rest, sub, version, flexible, TAGS_IN_STRUCT, plan)
+                        .fields(rest, sub, TAGS_IN_STRUCT, plan)
                         .map_err(|e| e.at_index(idx))?;
                     self.close(r);
                     r
@@ -695,40 +723,5 @@ impl<'a> Walker<'a> {
         self.build = built;
         self.close(rest);
         Ok((rest, ()))
-    }
-}
-
-/// The fewest bytes one value of `ty` can take on the wire.
-fn min_size(ty: &FieldType, version: i16, flexible: bool, compact: bool) -> usize {
-    let prim = |p: Prim| match p.fixed_size() {
-        Some(n) => n,
-        None if compact => 1,
-        None if p == Prim::String => 2,
-        None => 4,
-    };
-    match ty {
-        FieldType::Prim(p) | FieldType::ArrayOfPrim(p) => prim(*p),
-        FieldType::Struct(fields) | FieldType::ArrayOfStruct(fields) => {
-            let mut n = usize::from(flexible);
-            for f in fields {
-                if f.versions.contains(version) && !(flexible && f.is_tagged_at(version)) {
-                    let c = flexible && f.flexible.is_none_or(|fv| fv.contains(version));
-                    n += match &f.ty {
-                        FieldType::Prim(p) => prim(*p),
-                        // A nullable struct may be just its marker byte.
-                        FieldType::Struct(_) if f.nullable.contains(version) => 1,
-                        FieldType::Struct(_) => min_size(&f.ty, version, flexible, c),
-                        FieldType::ArrayOfPrim(_) | FieldType::ArrayOfStruct(_) => {
-                            if c {
-                                1
-                            } else {
-                                4
-                            }
-                        }
-                    };
-                }
-            }
-            n
-        }
     }
 }

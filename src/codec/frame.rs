@@ -3,7 +3,7 @@
 
 use super::need::Need;
 use super::Codec;
-use super::decode::{Res, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker};
+use super::decode::{Layout, Res, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker, layout_of};
 use super::error::{DecodeError, ErrorKind};
 use super::tree::{Prefix, Role, Tree, Value};
 use crate::proto::apis::{self, ApiInfo};
@@ -11,6 +11,7 @@ use crate::proto::{Kind, peek_request_header, peek_size};
 use super::schema::MessageSchema;
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
+use std::rc::Rc;
 
 /// One decoded frame: its tree and the facts the pipeline and views need.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,7 +74,7 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
         .api_key
         .zip(m.api_version)
         .map(|(k, v)| resolve(codec, k, v, Kind::Request));
-    let (name, ty) = root_name(resolved, info, Kind::Request);
+    let (name, ty) = root_name(resolved.as_ref(), info, Kind::Request);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
     w.open(
@@ -88,12 +89,9 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
     let result = (|| -> Res<'_, Option<usize>> {
         let rest = size_prefix(&mut w, frame)?;
         // An unknown API's flexibility is unknowable: read the v1 header, which every such request starts with.
-        let hv = match (resolved, m.api_version) {
-            (Some(r), Some(v)) => r
-                .header
-                .or_else(|| info.map(|a| a.request_header_version(v)))
-                .unwrap_or(1),
-            _ => 1,
+        let (hv, head) = match &resolved {
+            Some(r) => (r.hv, Rc::clone(&r.head)),
+            None => (1, header_layout(codec, Kind::Request, 1)),
         };
         let hs = &codec.schemas.request_header;
         w.open(
@@ -105,15 +103,14 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
             "common request header",
             Role::Header,
         );
-        let flex = hs.is_flexible(hv);
-        let (rest, ()) = w.fields(rest, &hs.fields, hv, flex, TAGS_IN_HEADER, None)?;
+        let (rest, ()) = w.fields(rest, &head, TAGS_IN_HEADER, None)?;
         w.close(rest);
         let api = m.api_key.zip(m.api_version);
         body(
             &mut w,
             rest,
             (codec, need),
-            (Kind::Request, resolved),
+            (Kind::Request, resolved.as_ref()),
             api,
             m.name,
             &mut m.warnings,
@@ -147,7 +144,7 @@ pub(crate) fn decode_response<'a>(
     let info = m.api_key.and_then(apis::api_info);
     m.name = api_name(codec, m.api_key);
     let resolved = api.map(|(k, v)| resolve(codec, k, v, Kind::Response));
-    let (name, ty) = root_name(resolved, info, Kind::Response);
+    let (name, ty) = root_name(resolved.as_ref(), info, Kind::Response);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
     w.open(
@@ -162,12 +159,7 @@ pub(crate) fn decode_response<'a>(
     let result = (|| -> Res<'_, Option<usize>> {
         let rest = size_prefix(&mut w, frame)?;
         let hs = &codec.schemas.response_header;
-        let hv = api.zip(resolved).map(|((_, v), r)| {
-            r.header
-                .or_else(|| info.map(|a| a.response_header_version(v)))
-                // A known pairing with an API kwire knows nothing of: assume the common v0.
-                .unwrap_or(0)
-        });
+        let hv = resolved.as_ref().map(|r| r.hv);
         w.open(
             rest,
             &hs.name,
@@ -179,19 +171,23 @@ pub(crate) fn decode_response<'a>(
         );
         let Some(hv) = hv else {
             // Without the request, whether a tagged section follows is unknown: stop at correlation_id.
-            let (rest, ()) = w.fields(rest, &hs.fields, 0, false, TAGS_IN_HEADER, None)?;
+            let head = header_layout(codec, Kind::Response, 0);
+            let (rest, ()) = w.fields(rest, &head, TAGS_IN_HEADER, None)?;
             w.close(rest);
             raw(&mut w, rest, RAW_NO_REQUEST);
             return Ok((end_of(rest), None));
         };
-        let flex = hs.is_flexible(hv);
-        let (rest, ()) = w.fields(rest, &hs.fields, hv, flex, TAGS_IN_HEADER, None)?;
+        let head = resolved.as_ref().map(|r| &r.head);
+        let (rest, ()) = match head {
+            Some(head) => w.fields(rest, head, TAGS_IN_HEADER, None)?,
+            None => w.fields(rest, &header_layout(codec, Kind::Response, hv), TAGS_IN_HEADER, None)?,
+        };
         w.close(rest);
         body(
             &mut w,
             rest,
             (codec, need),
-            (Kind::Response, resolved),
+            (Kind::Response, resolved.as_ref()),
             api,
             m.name,
             &mut m.warnings,
@@ -206,12 +202,17 @@ pub(crate) fn decode_response<'a>(
 
 /// What a message's (API key, version) resolves to in a schema set, looked up once per
 /// thread and remembered: the set's map is searched several times per message otherwise.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Resolved {
     newest: Option<&'static MessageSchema>,
     message: Option<&'static MessageSchema>,
-    /// The header version the schemas give (see `Schemas::request_header_version`).
-    header: Option<i16>,
+    /// The header version: the schemas' (see `Schemas::request_header_version`), else
+    /// kwire's table's, else a request's v1 and a response's v0.
+    hv: i16,
+    /// The header's layout at `hv`.
+    head: Rc<Layout>,
+    /// The body's layout, with `message`.
+    body: Option<Rc<Layout>>,
 }
 
 /// Remembered resolutions at most: keys and versions come off the wire, so the table is
@@ -226,29 +227,54 @@ thread_local! {
 
 fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind) -> Resolved {
     let schemas: &'static super::Schemas = codec.schemas;
-    let look = || Resolved {
-        newest: schemas.newest(key, kind),
-        message: schemas.message(key, kind, version),
-        header: match kind {
-            Kind::Request => schemas.request_header_version(key, version),
-            Kind::Response => schemas.response_header_version(key, version),
-        },
+    let look = || {
+        let info = apis::api_info(key);
+        let hv = match kind {
+            Kind::Request => schemas
+                .request_header_version(key, version)
+                .or_else(|| info.map(|a| a.request_header_version(version)))
+                .unwrap_or(1),
+            Kind::Response => schemas
+                .response_header_version(key, version)
+                .or_else(|| info.map(|a| a.response_header_version(version)))
+                // A known pairing with an API kwire knows nothing of: assume the common v0.
+                .unwrap_or(0),
+        };
+        let message = schemas.message(key, kind, version);
+        Resolved {
+            newest: schemas.newest(key, kind),
+            message,
+            hv,
+            head: header_layout(codec, kind, hv),
+            body: message.map(|s| layout_of(&s.fields, version, s.is_flexible(version))),
+        }
     };
     // Schemas live for the whole process (see `Codec`): an address names one set for good.
     let at = (std::ptr::from_ref(schemas) as usize, key, version, kind);
+    let found = RESOLVED.with(|t| t.try_borrow().ok().and_then(|t| t.get(&at).cloned()));
+    if let Some(r) = found {
+        return r;
+    }
+    // Looked up without the table borrowed: layouts have a table of their own.
+    let r = look();
     RESOLVED.with(|t| {
-        let Ok(mut t) = t.try_borrow_mut() else {
-            return look();
-        };
-        if let Some(r) = t.get(&at) {
-            return *r;
+        if let Ok(mut t) = t.try_borrow_mut() {
+            if t.len() < RESOLVED_MAX {
+                t.insert(at, r.clone());
+            }
         }
-        let r = look();
-        if t.len() < RESOLVED_MAX {
-            t.insert(at, r);
-        }
-        r
-    })
+    });
+    r
+}
+
+/// The request or response header's layout at version `hv`.
+fn header_layout(codec: &Codec, kind: Kind, hv: i16) -> Rc<Layout> {
+    let schemas: &'static super::Schemas = codec.schemas;
+    let hs = match kind {
+        Kind::Request => &schemas.request_header,
+        Kind::Response => &schemas.response_header,
+    };
+    layout_of(&hs.fields, hv, hs.is_flexible(hv))
 }
 
 /// The API's name: kwire's table first (stable across jars), else the schema's.
@@ -259,7 +285,7 @@ fn api_name(codec: &Codec, key: Option<i16>) -> Option<&'static str> {
 }
 
 fn root_name(
-    resolved: Option<Resolved>,
+    resolved: Option<&Resolved>,
     info: Option<&'static ApiInfo>,
     kind: Kind,
 ) -> (&'static str, &'static str) {
@@ -313,7 +339,7 @@ fn body<'a>(
     w: &mut Walker<'a>,
     rest: &'a [u8],
     (codec, need): (&Codec, &Need),
-    (kind, resolved): (Kind, Option<Resolved>),
+    (kind, resolved): (Kind, Option<&Resolved>),
     api: Option<(i16, i16)>,
     name: Option<&'static str>,
     warnings: &mut Vec<String>,
@@ -327,7 +353,7 @@ fn body<'a>(
         raw(w, rest, RAW_NO_SCHEMA);
         return Ok((end_of(rest), None));
     };
-    let Some(s) = resolved.and_then(|r| r.message) else {
+    let Some((s, l)) = resolved.and_then(|r| r.message.zip(r.body.as_ref())) else {
         let api = name.unwrap_or(newest.name.as_str());
         let versions = schemas.versions(key, kind);
         let range = super::schema::Versions {
@@ -348,10 +374,7 @@ fn body<'a>(
         "",
         Role::Body,
     );
-    let flex = s.is_flexible(v);
-    let (after, ()) = need.with_plan(s, |plan| {
-        w.fields(rest, &s.fields, v, flex, TAGS_IN_STRUCT, plan)
-    })?;
+    let (after, ()) = need.with_plan(s, |plan| w.fields(rest, l, TAGS_IN_STRUCT, plan))?;
     w.close(after);
     Ok((after, Some(idx)))
 }
