@@ -1,7 +1,7 @@
 //! Whole frames: size prefix, header, then the body by schema or as raw bytes.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::need::Need;
+use super::need::{Act, Need};
 use super::Codec;
 use super::decode::{Layout, Res, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker, layout_of};
 use super::error::{DecodeError, ErrorKind};
@@ -73,7 +73,7 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
     let resolved = m
         .api_key
         .zip(m.api_version)
-        .map(|(k, v)| resolve(codec, k, v, Kind::Request));
+        .map(|(k, v)| resolve(codec, k, v, Kind::Request, need));
     let (name, ty) = root_name(resolved.as_ref(), info, Kind::Request);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
@@ -109,7 +109,7 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
         body(
             &mut w,
             rest,
-            (codec, need),
+            codec,
             (Kind::Request, resolved.as_ref()),
             api,
             m.name,
@@ -143,7 +143,7 @@ pub(crate) fn decode_response<'a>(
     m.api_version = api.map(|a| a.1);
     let info = m.api_key.and_then(apis::api_info);
     m.name = api_name(codec, m.api_key);
-    let resolved = api.map(|(k, v)| resolve(codec, k, v, Kind::Response));
+    let resolved = api.map(|(k, v)| resolve(codec, k, v, Kind::Response, need));
     let (name, ty) = root_name(resolved.as_ref(), info, Kind::Response);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
@@ -186,7 +186,7 @@ pub(crate) fn decode_response<'a>(
         body(
             &mut w,
             rest,
-            (codec, need),
+            codec,
             (Kind::Response, resolved.as_ref()),
             api,
             m.name,
@@ -213,19 +213,22 @@ struct Resolved {
     head: Rc<Layout>,
     /// The body's layout, with `message`.
     body: Option<Rc<Layout>>,
+    /// What to build of the body (see [`Need`]); `None` builds everything.
+    plan: Option<Rc<[Act]>>,
 }
 
 /// Remembered resolutions at most: keys and versions come off the wire, so the table is
 /// bounded, and past it each message looks its own up.
 const RESOLVED_MAX: usize = 512;
 
-type ResolvedKey = (usize, i16, i16, Kind);
+/// The schema set's address, the API key and version, and the need's id.
+type ResolvedKey = (usize, i16, i16, Kind, Option<u64>);
 
 thread_local! {
     static RESOLVED: RefCell<FxHashMap<ResolvedKey, Resolved>> = RefCell::new(FxHashMap::default());
 }
 
-fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind) -> Resolved {
+fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Resolved {
     let schemas: &'static super::Schemas = codec.schemas;
     let look = || {
         let info = apis::api_info(key);
@@ -247,10 +250,17 @@ fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind) -> Resolved {
             hv,
             head: header_layout(codec, kind, hv),
             body: message.map(|s| layout_of(&s.fields, version, s.is_flexible(version))),
+            plan: message.and_then(|s| need.plan_for(s)),
         }
     };
     // Schemas live for the whole process (see `Codec`): an address names one set for good.
-    let at = (std::ptr::from_ref(schemas) as usize, key, version, kind);
+    let at = (
+        std::ptr::from_ref(schemas) as usize,
+        key,
+        version,
+        kind,
+        need.plan_id(),
+    );
     let found = RESOLVED.with(|t| t.try_borrow().ok().and_then(|t| t.get(&at).cloned()));
     if let Some(r) = found {
         return r;
@@ -338,7 +348,7 @@ fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], Deco
 fn body<'a>(
     w: &mut Walker<'a>,
     rest: &'a [u8],
-    (codec, need): (&Codec, &Need),
+    codec: &Codec,
     (kind, resolved): (Kind, Option<&Resolved>),
     api: Option<(i16, i16)>,
     name: Option<&'static str>,
@@ -374,7 +384,8 @@ fn body<'a>(
         "",
         Role::Body,
     );
-    let (after, ()) = need.with_plan(s, |plan| w.fields(rest, l, TAGS_IN_STRUCT, plan))?;
+    let plan = resolved.and_then(|r| r.plan.as_deref());
+    let (after, ()) = w.fields(rest, l, TAGS_IN_STRUCT, plan)?;
     w.close(after);
     Ok((after, Some(idx)))
 }

@@ -258,34 +258,32 @@ impl Need {
                 }))
     }
 
-    /// Calls `f` with the plan for a body of schema `s`. Schemas live for the whole
-    /// process (see [`super::Codec`]), so an address names one schema for good.
-    pub(crate) fn with_plan<R>(
-        &self,
-        s: &'static MessageSchema,
-        f: impl FnOnce(Plan<'_>) -> R,
-    ) -> R {
+    /// This need's name in per-thread tables: `None` for [`Need::all`], which has no plan.
+    pub(crate) fn plan_id(&self) -> Option<u64> {
+        (!self.all).then(|| self.id())
+    }
+
+    /// The plan for a body of schema `s`: `None` builds everything. Schemas live for the
+    /// whole process (see [`super::Codec`]), so an address names one schema for good.
+    pub(crate) fn plan_for(&self, s: &'static MessageSchema) -> Option<Rc<[Act]>> {
         if self.all {
-            return f(None);
+            return None;
         }
         let key = (self.id(), key_of(s));
         let found = PLANS.with(|t| t.try_borrow().ok().and_then(|t| t.get(&key).cloned()));
-        let plan = match found {
-            Some(p) => p,
-            None => {
-                let p: Rc<[Act]> = self.plan(s).map_or_else(|| Rc::from([]), Rc::from);
-                PLANS.with(|t| {
-                    if let Ok(mut t) = t.try_borrow_mut() {
-                        if t.len() >= PLANS_MAX {
-                            t.clear();
-                        }
-                        t.insert(key, Rc::clone(&p));
-                    }
-                });
-                p
+        if found.is_some() {
+            return found;
+        }
+        let p: Rc<[Act]> = self.plan(s).map_or_else(|| Rc::from([]), Rc::from);
+        PLANS.with(|t| {
+            if let Ok(mut t) = t.try_borrow_mut() {
+                if t.len() >= PLANS_MAX {
+                    t.clear();
+                }
+                t.insert(key, Rc::clone(&p));
             }
-        };
-        f(Some(&plan))
+        });
+        Some(p)
     }
 
     fn id(&self) -> u64 {
