@@ -421,42 +421,26 @@ impl<'a> Walker<'a> {
                 }
             }
             at += 1;
-            // A full decode goes straight to `field`: planning costs nothing there. Most
-            // fields are primitives: those are read here, without `field`'s frame.
-            let r = match (&s.op, plan) {
-                (Op::Fixed(p, n), None) => self.fixed_field(i, s.f, *p, *n),
-                (
-                    Op::Var {
-                        p,
-                        compact,
-                        nullable,
-                    },
-                    None,
-                ) => self.prim_field(i, s.f, *p, *compact, *nullable),
-                (Op::Fixed(p, n), Some(_)) => {
-                    // As `field_as` does: a skipped field is walked unbuilt.
-                    let skip = self.build && *act_at(plan, s.k) == Act::Skip;
-                    self.build &= !skip;
-                    let r = self.fixed_field(i, s.f, *p, *n);
-                    self.build |= skip;
-                    r
+            // Most fields are primitives: those are read here, without `field`'s frame.
+            // A skipped one is walked unbuilt, as `field_as` does.
+            let r = match &s.op {
+                Op::Fixed(p, n) => {
+                    let build = self.build && plan.is_none_or(|_| *act_at(plan, s.k) != Act::Skip);
+                    self.fixed(i, s.f, *p, *n, build)
                 }
-                (
-                    Op::Var {
-                        p,
-                        compact,
-                        nullable,
-                    },
-                    Some(_),
-                ) => {
-                    let skip = self.build && *act_at(plan, s.k) == Act::Skip;
-                    self.build &= !skip;
+                Op::Var {
+                    p,
+                    compact,
+                    nullable,
+                } => {
+                    let outer = self.build;
+                    self.build = outer && plan.is_none_or(|_| *act_at(plan, s.k) != Act::Skip);
                     let r = self.prim_field(i, s.f, *p, *compact, *nullable);
-                    self.build |= skip;
+                    self.build = outer;
                     r
                 }
-                (_, None) => self.field(i, s, None, false),
-                (_, Some(_)) => self.field_as(i, s, act_at(plan, s.k)),
+                _ if plan.is_none() => self.field(i, s, None, false),
+                _ => self.field_as(i, s, act_at(plan, s.k)),
             };
             i = r.map_err(|e| e.within(&s.f.name))?.0;
         }
@@ -491,7 +475,7 @@ impl<'a> Walker<'a> {
     pub fn field(&mut self, i: &'a [u8], s: &Step, plan: Plan<'_>, bare: bool) -> Res<'a, ()> {
         let f = s.f;
         match &s.op {
-            Op::Fixed(p, n) => self.fixed_field(i, f, *p, *n),
+            Op::Fixed(p, n) => self.fixed(i, f, *p, *n, self.build),
             Op::Var {
                 p,
                 compact,
@@ -551,14 +535,39 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// A field of fixed size, as [`Walker::field`] decodes it.
+    /// A field of fixed size, as [`Walker::field`] decodes it: built when `build`.
     #[inline(always)]
-    fn fixed_field(&mut self, i: &'a [u8], f: &'static Field, p: Prim, n: usize) -> Res<'a, ()> {
-        // Skipped: only its bytes need be there (`prim`'s check).
-        if !self.build {
-            return self.take(i, n).map(|(rest, _)| (rest, ()));
+    fn fixed(
+        &mut self,
+        i: &'a [u8],
+        f: &'static Field,
+        p: Prim,
+        n: usize,
+        build: bool,
+    ) -> Res<'a, ()> {
+        // `prim`'s check, and its value read straight off the bytes.
+        let Some((data, rest)) = i.split_at_checked(n) else {
+            return Err(self.truncated(i, n));
+        };
+        if build {
+            let value = fixed_value(p, data);
+            if f.secret || self.api_key == Some(envelope::ENVELOPE) {
+                self.special_leaf(i, rest, f, value, Prefix::None);
+            } else {
+                self.leaf(
+                    i,
+                    rest,
+                    &f.name,
+                    None,
+                    &f.type_name,
+                    value,
+                    Prefix::None,
+                    &f.about,
+                    Role::Field,
+                );
+            }
         }
-        self.prim_field(i, f, p, false, false)
+        Ok((rest, ()))
     }
 
     /// A field of primitive type, as [`Walker::field`] decodes it.
@@ -731,5 +740,25 @@ impl<'a> Walker<'a> {
         self.build = built;
         self.close(rest);
         Ok((rest, ()))
+    }
+}
+
+/// The value of a fixed-size primitive from its `p.fixed_size()` bytes, as [`Walker::prim`]
+/// reads it.
+#[inline(always)]
+fn fixed_value<'a>(p: Prim, data: &[u8]) -> Value<'a> {
+    fn be<const N: usize>(data: &[u8]) -> [u8; N] {
+        data.first_chunk::<N>().copied().unwrap_or([0; N])
+    }
+    match p {
+        Prim::Bool => Value::Bool(be::<1>(data) != [0]),
+        Prim::Int8 => Value::Int(i8::from_be_bytes(be(data)).into()),
+        Prim::Int16 => Value::Int(i16::from_be_bytes(be(data)).into()),
+        Prim::Uint16 => Value::Int(u16::from_be_bytes(be(data)).into()),
+        Prim::Int32 => Value::Int(i32::from_be_bytes(be(data)).into()),
+        Prim::Int64 => Value::Int(i64::from_be_bytes(be(data))),
+        Prim::Float64 => Value::Float(f64::from_be_bytes(be(data))),
+        Prim::Uuid => Value::Uuid(be(data)),
+        Prim::String | Prim::Bytes | Prim::Records => Value::None,
     }
 }
