@@ -345,6 +345,7 @@ impl<'a> Walker<'a> {
     }
 
     /// A length (compact uvarint, or int16 for strings / int32 for bytes) then the data.
+    #[inline(always)]
     fn length_prefixed(
         &self,
         i: &'a [u8],
@@ -433,11 +434,8 @@ impl<'a> Walker<'a> {
                     compact,
                     nullable,
                 } => {
-                    let outer = self.build;
-                    self.build = outer && plan.is_none_or(|_| *act_at(plan, s.k) != Act::Skip);
-                    let r = self.prim_field(i, s.f, *p, *compact, *nullable);
-                    self.build = outer;
-                    r
+                    let build = self.build && plan.is_none_or(|_| *act_at(plan, s.k) != Act::Skip);
+                    self.var(i, s.f, *p, (*compact, *nullable), build)
                 }
                 _ if plan.is_none() => self.field(i, s, None, false),
                 _ => self.field_as(i, s, act_at(plan, s.k)),
@@ -480,7 +478,7 @@ impl<'a> Walker<'a> {
                 p,
                 compact,
                 nullable,
-            } => self.prim_field(i, f, *p, *compact, *nullable),
+            } => self.var(i, f, *p, (*compact, *nullable), self.build),
             Op::Struct { nullable, sub } => {
                 let mut at = i;
                 if *nullable {
@@ -570,18 +568,34 @@ impl<'a> Walker<'a> {
         Ok((rest, ()))
     }
 
-    /// A field of primitive type, as [`Walker::field`] decodes it.
-    #[inline(always)]
-    fn prim_field(
+    /// A length-prefixed field, as [`Walker::field`] decodes it: built when `build`.
+    #[inline(never)]
+    fn var(
         &mut self,
         i: &'a [u8],
         f: &'static Field,
         p: Prim,
-        compact: bool,
-        nullable: bool,
+        (compact, nullable): (bool, bool),
+        build: bool,
     ) -> Res<'a, ()> {
-        let (rest, (value, prefix)) = self.prim(i, p, compact, nullable)?;
-        if !self.build {
+        let string = p == Prim::String;
+        let (rest, (data, prefix)) = self.length_prefixed(i, compact, string, nullable)?;
+        let value = match data {
+            // Unbuilt, a string is only checked: most are ASCII, which a word-at-a-time
+            // test settles.
+            Some(d) if string && !build => {
+                if !d.is_ascii() && std::str::from_utf8(d).is_err() {
+                    return Err(self.err(i, ErrorKind::InvalidUtf8));
+                }
+                return Ok((rest, ()));
+            }
+            Some(d) if string => Value::Str(Some(
+                std::str::from_utf8(d).map_err(|_| self.err(i, ErrorKind::InvalidUtf8))?,
+            )),
+            None if string => Value::Str(None),
+            data => Value::Bytes(data),
+        };
+        if !build {
             return Ok((rest, ()));
         }
         if f.secret || self.api_key == Some(envelope::ENVELOPE) {
