@@ -74,7 +74,7 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
         .api_key
         .zip(m.api_version)
         .map(|(k, v)| resolve(codec, k, v, Kind::Request, need));
-    let (name, ty) = root_name(resolved.as_ref(), info, Kind::Request);
+    let (name, ty) = root_name(resolved.as_deref(), info, Kind::Request);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
     w.open(
@@ -89,7 +89,7 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
     let result = (|| -> Res<'_, Option<usize>> {
         let rest = size_prefix(&mut w, frame)?;
         // An unknown API's flexibility is unknowable: read the v1 header, which every such request starts with.
-        let (hv, head) = match &resolved {
+        let (hv, head) = match resolved.as_deref() {
             Some(r) => (r.hv, Rc::clone(&r.head)),
             None => (1, header_layout(codec, Kind::Request, 1)),
         };
@@ -110,7 +110,7 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
             &mut w,
             rest,
             codec,
-            (Kind::Request, resolved.as_ref()),
+            (Kind::Request, resolved.as_deref()),
             api,
             m.name,
             &mut m.warnings,
@@ -144,7 +144,7 @@ pub(crate) fn decode_response<'a>(
     let info = m.api_key.and_then(apis::api_info);
     m.name = api_name(codec, m.api_key);
     let resolved = api.map(|(k, v)| resolve(codec, k, v, Kind::Response, need));
-    let (name, ty) = root_name(resolved.as_ref(), info, Kind::Response);
+    let (name, ty) = root_name(resolved.as_deref(), info, Kind::Response);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
     w.open(
@@ -159,7 +159,7 @@ pub(crate) fn decode_response<'a>(
     let result = (|| -> Res<'_, Option<usize>> {
         let rest = size_prefix(&mut w, frame)?;
         let hs = &codec.schemas.response_header;
-        let hv = resolved.as_ref().map(|r| r.hv);
+        let hv = resolved.as_deref().map(|r| r.hv);
         w.open(
             rest,
             &hs.name,
@@ -177,7 +177,7 @@ pub(crate) fn decode_response<'a>(
             raw(&mut w, rest, RAW_NO_REQUEST);
             return Ok((end_of(rest), None));
         };
-        let head = resolved.as_ref().map(|r| &r.head);
+        let head = resolved.as_deref().map(|r| &r.head);
         let (rest, ()) = match head {
             Some(head) => w.fields(rest, head, TAGS_IN_HEADER, None)?,
             None => w.fields(rest, &header_layout(codec, Kind::Response, hv), TAGS_IN_HEADER, None)?,
@@ -187,7 +187,7 @@ pub(crate) fn decode_response<'a>(
             &mut w,
             rest,
             codec,
-            (Kind::Response, resolved.as_ref()),
+            (Kind::Response, resolved.as_deref()),
             api,
             m.name,
             &mut m.warnings,
@@ -224,11 +224,29 @@ const RESOLVED_MAX: usize = 512;
 /// The schema set's address, the API key and version, and the need's id.
 type ResolvedKey = (usize, i16, i16, Kind, Option<u64>);
 
-thread_local! {
-    static RESOLVED: RefCell<FxHashMap<ResolvedKey, Resolved>> = RefCell::new(FxHashMap::default());
+/// Recent resolutions, by a hash of their key, in front of the table: most messages find
+/// theirs in one probe.
+const RECENT: usize = 256;
+
+#[derive(Default)]
+struct Resolutions {
+    recent: Vec<Option<(ResolvedKey, Rc<Resolved>)>>,
+    all: FxHashMap<ResolvedKey, Rc<Resolved>>,
 }
 
-fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Resolved {
+thread_local! {
+    static RESOLVED: RefCell<Resolutions> = RefCell::new(Resolutions::default());
+}
+
+fn recent_slot(&(_, key, version, kind, need): &ResolvedKey) -> usize {
+    let h = (usize::from(key as u16) << 5)
+        ^ usize::from(version as u16)
+        ^ (usize::from(kind == Kind::Response) << 4)
+        ^ (need.unwrap_or(0) as usize).wrapping_mul(37);
+    h % RECENT
+}
+
+fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Rc<Resolved> {
     let schemas: &'static super::Schemas = codec.schemas;
     let look = || {
         let info = apis::api_info(key);
@@ -244,14 +262,14 @@ fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Re
                 .unwrap_or(0),
         };
         let message = schemas.message(key, kind, version);
-        Resolved {
+        Rc::new(Resolved {
             newest: schemas.newest(key, kind),
             message,
             hv,
             head: header_layout(codec, kind, hv),
             body: message.map(|s| layout_of(&s.fields, version, s.is_flexible(version))),
             plan: message.and_then(|s| need.plan_for(s)),
-        }
+        })
     };
     // Schemas live for the whole process (see `Codec`): an address names one set for good.
     let at = (
@@ -261,7 +279,18 @@ fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Re
         kind,
         need.plan_id(),
     );
-    let found = RESOLVED.with(|t| t.try_borrow().ok().and_then(|t| t.get(&at).cloned()));
+    let slot = recent_slot(&at);
+    let found = RESOLVED.with(|t| {
+        let mut t = t.try_borrow_mut().ok()?;
+        if let Some(Some((k, r))) = t.recent.get(slot) {
+            if *k == at {
+                return Some(Rc::clone(r));
+            }
+        }
+        let r = t.all.get(&at).cloned()?;
+        remember_recent(&mut t, slot, at, &r);
+        Some(r)
+    });
     if let Some(r) = found {
         return r;
     }
@@ -269,12 +298,22 @@ fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Re
     let r = look();
     RESOLVED.with(|t| {
         if let Ok(mut t) = t.try_borrow_mut() {
-            if t.len() < RESOLVED_MAX {
-                t.insert(at, r.clone());
+            if t.all.len() < RESOLVED_MAX {
+                t.all.insert(at, Rc::clone(&r));
             }
+            remember_recent(&mut t, slot, at, &r);
         }
     });
     r
+}
+
+fn remember_recent(t: &mut Resolutions, slot: usize, at: ResolvedKey, r: &Rc<Resolved>) {
+    if t.recent.is_empty() {
+        t.recent.resize_with(RECENT, || None);
+    }
+    if let Some(s) = t.recent.get_mut(slot) {
+        *s = Some((at, Rc::clone(r)));
+    }
 }
 
 /// The request or response header's layout at version `hv`.
