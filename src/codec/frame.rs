@@ -3,7 +3,7 @@
 
 use super::need::{Act, Need};
 use super::Codec;
-use super::decode::{Layout, Res, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker, layout_of};
+use super::decode::{Layout, Op, Res, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker, layout_of};
 use super::error::{DecodeError, ErrorKind};
 use super::tree::{Prefix, Role, Tree, Value};
 use crate::proto::apis::{self, ApiInfo};
@@ -118,14 +118,14 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
     })();
     finish(&mut m, &mut w, frame, result);
     if let Some(h) = m.tree.child_with_role(0, Role::Header) {
-        m.correlation_id = int_field(&m.tree, h, "correlation_id").map(|v| v as i32);
-        m.client_id =
-            m.tree
-                .field(h, "client_id")
-                .and_then(|c| match m.tree.nodes.get(c).map(|n| n.value) {
-                    Some(Value::Str(s)) => s,
-                    _ => None,
-                });
+        let r = resolved.as_deref();
+        let corr = header_node(&m.tree, h, r.and_then(|r| r.correlation_id), "correlation_id");
+        m.correlation_id = int_at(&m.tree, corr).map(|v| v as i32);
+        m.client_id = header_node(&m.tree, h, r.and_then(|r| r.client_id), "client_id")
+            .and_then(|c| match m.tree.nodes.get(c).map(|n| n.value) {
+                Some(Value::Str(s)) => s,
+                _ => None,
+            });
     }
     m
 }
@@ -195,7 +195,9 @@ pub(crate) fn decode_response<'a>(
     })();
     finish(&mut m, &mut w, frame, result);
     if let Some(h) = m.tree.child_with_role(0, Role::Header) {
-        m.correlation_id = int_field(&m.tree, h, "correlation_id").map(|v| v as i32);
+        let at = resolved.as_deref().and_then(|r| r.correlation_id);
+        let corr = header_node(&m.tree, h, at, "correlation_id");
+        m.correlation_id = int_at(&m.tree, corr).map(|v| v as i32);
     }
     m
 }
@@ -215,6 +217,9 @@ struct Resolved {
     body: Option<Rc<Layout>>,
     /// What to build of the body (see [`Need`]); `None` builds everything.
     plan: Option<Rc<[Act]>>,
+    /// Where the header's `correlation_id` and `client_id` are (see [`header_node`]).
+    correlation_id: Option<(usize, &'static str)>,
+    client_id: Option<(usize, &'static str)>,
 }
 
 /// Remembered resolutions at most: keys and versions come off the wire, so the table is
@@ -262,11 +267,14 @@ fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Rc
                 .unwrap_or(0),
         };
         let message = schemas.message(key, kind, version);
+        let head = header_layout(codec, kind, hv);
         Rc::new(Resolved {
             newest: schemas.newest(key, kind),
             message,
             hv,
-            head: header_layout(codec, kind, hv),
+            correlation_id: header_place(&head, "correlation_id"),
+            client_id: header_place(&head, "client_id"),
+            head,
             body: message.map(|s| layout_of(&s.fields, version, s.is_flexible(version))),
             plan: message.and_then(|s| need.plan_for(s)),
         })
@@ -514,9 +522,44 @@ fn finish<'a>(
     };
 }
 
-fn int_field(tree: &Tree<'_>, parent: usize, name: &str) -> Option<i64> {
-    match tree.nodes.get(tree.field(parent, name)?)?.value {
+fn int_at(tree: &Tree<'_>, at: Option<usize>) -> Option<i64> {
+    match tree.nodes.get(at?)?.value {
         Value::Int(v) => Some(v),
         _ => None,
     }
+}
+
+/// Where header field `name` is in `head`: its place among the primitives the header
+/// starts with (one node each), and the name its node carries.
+fn header_place(head: &Layout, name: &str) -> Option<(usize, &'static str)> {
+    head.steps
+        .iter()
+        .take_while(|s| matches!(s.op, Op::Fixed(..) | Op::Var { .. }))
+        .position(|s| s.f.name == name)
+        .and_then(|j| Some((j, head.steps.get(j)?.f.name.as_str())))
+}
+
+/// The node of field `name` of the header at node `h`, as [`Tree::field`] finds it:
+/// `place` (see [`header_place`]) names it when that node is the field's own, else it
+/// is looked up.
+fn header_node(
+    tree: &Tree<'_>,
+    h: usize,
+    place: Option<(usize, &'static str)>,
+    name: &str,
+) -> Option<usize> {
+    if let Some((j, field)) = place {
+        let at = h + 1 + j;
+        if let (Some(n), Some(head)) = (tree.nodes.get(at), tree.nodes.get(h)) {
+            if std::ptr::eq(n.name, field)
+                && n.role == Role::Field
+                && n.index.is_none()
+                && n.depth == head.depth + 1
+                && at < head.next as usize
+            {
+                return Some(at);
+            }
+        }
+    }
+    tree.field(h, name)
 }
