@@ -122,6 +122,9 @@ pub(crate) enum Act {
 /// Plans kept per thread at most; past it, the table starts again.
 const PLANS_MAX: usize = 4096;
 
+/// Plans by need id and schema address.
+type Plans = FxHashMap<(u64, usize), Rc<[Act]>>;
+
 /// The next need's id.
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
@@ -129,7 +132,7 @@ thread_local! {
     /// Plans made on this thread, by need id and schema address, each made on first use
     /// (planning every schema up front would parse all the lazily loaded ones). Per
     /// thread: workers find them with no lock. Empty builds nothing.
-    static PLANS: RefCell<FxHashMap<(u64, usize), Rc<[Act]>>> = RefCell::new(FxHashMap::default());
+    static PLANS: RefCell<Plans> = RefCell::new(FxHashMap::default());
 }
 
 /// What a struct's fields get: `None` builds them all.
