@@ -195,3 +195,69 @@ pub(crate) fn min_size(ty: &FieldType, version: i16, flexible: bool, compact: bo
         }
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::codec::registry;
+
+    /// The steps of `Topics.Partitions` in VoteRequest at `version`: (name, run).
+    fn partitions(version: i16) -> Vec<(&'static str, (usize, usize))> {
+        let s = registry()
+            .messages
+            .iter()
+            .find(|m| m.name == "VoteRequest")
+            .unwrap();
+        // Registry schemas live for the whole process.
+        let l = layout_of(&s.fields, version, s.is_flexible(version));
+        let Op::ArrayOfStruct { sub: topics, .. } = &l.steps.last().unwrap().op else {
+            panic!("Topics")
+        };
+        let Op::ArrayOfStruct { sub, min, .. } = &topics.steps.last().unwrap().op else {
+            panic!("Partitions")
+        };
+        // Fixed fields, then the empty tagged section's one byte.
+        let fixed: usize = sub
+            .steps
+            .iter()
+            .map(|s| match s.op {
+                Op::Fixed(_, n) => n,
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(*min, fixed + 1);
+        sub.steps.iter().map(|s| (s.f.name.as_str(), s.run)).collect()
+    }
+
+    #[test]
+    fn layouts_keep_the_fields_of_their_version_with_fixed_runs() {
+        assert_eq!(
+            partitions(0),
+            [
+                ("PartitionIndex", (24, 5)),
+                ("ReplicaEpoch", (20, 4)),
+                ("ReplicaId", (16, 3)),
+                ("LastOffsetEpoch", (12, 2)),
+                ("LastOffset", (8, 1)),
+            ]
+        );
+        let v2 = partitions(2);
+        assert_eq!(v2.len(), 8);
+        assert_eq!(v2[0], ("PartitionIndex", (4 * 3 + 16 * 2 + 4 + 8 + 1, 8)));
+        assert_eq!(v2[7], ("PreVote", (1, 1)));
+    }
+
+    #[test]
+    fn a_layout_is_made_once_per_thread() {
+        let s = &registry().request_header;
+        let a = layout_of(&s.fields, 2, true);
+        let b = layout_of(&s.fields, 2, true);
+        assert!(Rc::ptr_eq(&a, &b));
+        assert!(!Rc::ptr_eq(&a, &layout_of(&s.fields, 1, false)));
+        // Version 1 has no tagged section; the last field is client_id, a string.
+        let v1 = layout_of(&s.fields, 1, false);
+        assert!(v1.tagged.is_empty() && !v1.flexible);
+        assert!(matches!(v1.steps.last().unwrap().op, Op::Var { nullable: true, .. }));
+    }
+}
