@@ -86,7 +86,7 @@ pub struct Need {
     records: bool,
     /// `TopicId` and its names, in every struct that has one.
     topics: bool,
-    /// Names this need's plans in each thread's table (see [`Need::with_plan`]); given on
+    /// Names this need's plans in each thread's table (see [`Need::plan_for`]); given on
     /// first use, and anew by every change.
     id: OnceLock<u64>,
 }
