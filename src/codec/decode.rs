@@ -8,15 +8,17 @@
 use super::error::{DecodeError, ErrorKind};
 use super::need::{Act, Plan, act_at};
 use super::redact;
-use super::schema::{Field, FieldType, Prim};
+use super::schema::{Field, Prim};
 use super::tree::{Node, Prefix, Role, Value};
 use super::{Codec, DecodeOptions};
 use crate::proto::Kind;
 
 mod envelope;
+mod layout;
 mod sasl;
 mod tagged;
 
+pub(crate) use layout::{Layout, Op, Step, layout_of};
 
 pub(crate) type Res<'a, T> = Result<(&'a [u8], T), DecodeError>;
 
@@ -322,6 +324,14 @@ impl<'a> Walker<'a> {
         if p == Prim::String {
             let (rest, (data, prefix)) = self.length_prefixed(i, compact, true, nullable)?;
             let s = match data {
+                // Unbuilt, the string is only checked (its value goes nowhere): most are
+                // ASCII, which a word-at-a-time test settles.
+                Some(d) if !self.build => {
+                    if !d.is_ascii() && std::str::from_utf8(d).is_err() {
+                        return Err(self.err(i, ErrorKind::InvalidUtf8));
+                    }
+                    None
+                }
                 Some(d) => {
                     Some(std::str::from_utf8(d).map_err(|_| self.err(i, ErrorKind::InvalidUtf8))?)
                 }
@@ -335,6 +345,7 @@ impl<'a> Walker<'a> {
     }
 
     /// A length (compact uvarint, or int16 for strings / int32 for bytes) then the data.
+    #[inline(always)]
     fn length_prefixed(
         &self,
         i: &'a [u8],
@@ -395,35 +406,44 @@ impl<'a> Walker<'a> {
     pub fn fields(
         &mut self,
         mut i: &'a [u8],
-        fields: &'static [Field],
-        version: i16,
-        flexible: bool,
+        l: &Layout,
         tags_about: &'static str,
         plan: Plan<'_>,
     ) -> Res<'a, ()> {
-        for (k, f) in fields.iter().enumerate() {
-            if !f.versions.contains(version) || (flexible && f.is_tagged_at(version)) {
-                continue;
-            }
-            // A full decode goes straight to `field`: planning costs nothing there. Most
-            // fields are primitives: those are read here, without `field`'s frame.
-            let r = match (&f.ty, plan) {
-                (FieldType::Prim(p), None) => self.prim_field(i, f, *p, version, flexible),
-                (FieldType::Prim(p), Some(_)) => {
-                    // As `field_as` does: a skipped field is walked unbuilt.
-                    let skip = self.build && *act_at(plan, k) == Act::Skip;
-                    self.build &= !skip;
-                    let r = self.prim_field(i, f, *p, version, flexible);
-                    self.build |= skip;
-                    r
+        let mut at = 0;
+        while let Some(s) = l.steps.get(at) {
+            // Unbuilt, fixed-size fields in a row need only their bytes: one check for
+            // all (short of them, field by field finds the error a full decode finds).
+            if let (false, (n, count @ 2..)) = (self.build, s.run) {
+                if let Some(rest) = i.get(n..) {
+                    i = rest;
+                    at += count;
+                    continue;
                 }
-                (_, None) => self.field(i, f, version, flexible, None, false),
-                (_, Some(_)) => self.field_as(i, f, version, flexible, act_at(plan, k)),
+            }
+            at += 1;
+            // Most fields are primitives: those are read here, without `field`'s frame.
+            // A skipped one is walked unbuilt, as `field_as` does.
+            let r = match &s.op {
+                Op::Fixed(p, n) => {
+                    let build = self.build && plan.is_none_or(|_| *act_at(plan, s.k) != Act::Skip);
+                    self.fixed(i, s.f, *p, *n, build)
+                }
+                Op::Var {
+                    p,
+                    compact,
+                    nullable,
+                } => {
+                    let build = self.build && plan.is_none_or(|_| *act_at(plan, s.k) != Act::Skip);
+                    self.var(i, s.f, *p, (*compact, *nullable), build)
+                }
+                _ if plan.is_none() => self.field(i, s, None, false),
+                _ => self.field_as(i, s, act_at(plan, s.k)),
             };
-            i = r.map_err(|e| e.within(&f.name))?.0;
+            i = r.map_err(|e| e.within(&s.f.name))?.0;
         }
-        if flexible {
-            i = self.tagged_section(i, fields, version, tags_about, plan)?.0;
+        if l.flexible {
+            i = self.tagged_section(i, l, tags_about, plan)?.0;
         }
         Ok((i, ()))
     }
@@ -431,22 +451,15 @@ impl<'a> Walker<'a> {
     /// One field as `act` says: skipped fields are walked all the same, unbuilt, so
     /// that their errors are the errors a full decode finds.
     #[inline]
-    pub fn field_as(
-        &mut self,
-        i: &'a [u8],
-        f: &'static Field,
-        version: i16,
-        flexible: bool,
-        act: &Act,
-    ) -> Res<'a, ()> {
+    pub fn field_as(&mut self, i: &'a [u8], s: &Step, act: &Act) -> Res<'a, ()> {
         match act {
-            Act::Build => self.field(i, f, version, flexible, None, false),
-            Act::Node => self.field(i, f, version, flexible, None, true),
-            Act::Into(sub) => self.field(i, f, version, flexible, Some(sub), false),
-            Act::Skip if !self.build => self.field(i, f, version, flexible, None, false),
+            Act::Build => self.field(i, s, None, false),
+            Act::Node => self.field(i, s, None, true),
+            Act::Into(sub) => self.field(i, s, Some(sub), false),
+            Act::Skip if !self.build => self.field(i, s, None, false),
             Act::Skip => {
                 self.build = false;
-                let r = self.field(i, f, version, flexible, None, false);
+                let r = self.field(i, s, None, false);
                 // After an error the decode ends, and `finish` builds again.
                 self.build = true;
                 r
@@ -457,22 +470,18 @@ impl<'a> Walker<'a> {
     /// Decodes one field's value (whatever its type) as a node named after the field;
     /// a struct's fields (or a list's elements' fields) as `plan` says, and with `bare`
     /// none of them, only the field's node.
-    pub fn field(
-        &mut self,
-        i: &'a [u8],
-        f: &'static Field,
-        version: i16,
-        flexible: bool,
-        plan: Plan<'_>,
-        bare: bool,
-    ) -> Res<'a, ()> {
-        let compact = flexible && f.flexible.is_none_or(|fv| fv.contains(version));
-        let nullable = f.nullable.contains(version);
-        match &f.ty {
-            FieldType::Prim(p) => self.prim_field(i, f, *p, version, flexible),
-            FieldType::Struct(sub) => {
+    pub fn field(&mut self, i: &'a [u8], s: &Step, plan: Plan<'_>, bare: bool) -> Res<'a, ()> {
+        let f = s.f;
+        match &s.op {
+            Op::Fixed(p, n) => self.fixed(i, f, *p, *n, self.build),
+            Op::Var {
+                p,
+                compact,
+                nullable,
+            } => self.var(i, f, *p, (*compact, *nullable), self.build),
+            Op::Struct { nullable, sub } => {
                 let mut at = i;
-                if nullable {
+                if *nullable {
                     // A nullable struct starts with a marker byte: negative for null.
                     let (rest, (marker, _)) = self.prim(i, Prim::Int8, false, false)?;
                     if matches!(marker, Value::Int(m) if m < 0) {
@@ -500,7 +509,7 @@ impl<'a> Walker<'a> {
                     &f.about,
                     Role::Field,
                 );
-                if nullable {
+                if *nullable {
                     self.leaf(
                         i,
                         at,
@@ -515,35 +524,78 @@ impl<'a> Walker<'a> {
                 }
                 let built = self.build;
                 self.build &= !bare;
-                let (rest, ()) = self.fields(at, sub, version, flexible, TAGS_IN_STRUCT, plan)?;
+                let (rest, ()) = self.fields(at, sub, TAGS_IN_STRUCT, plan)?;
                 self.build = built;
                 self.close(rest);
                 Ok((rest, ()))
             }
-            FieldType::ArrayOfPrim(_) | FieldType::ArrayOfStruct(_) => {
-                self.array(i, f, version, (flexible, compact, nullable), plan, bare)
-            }
+            Op::ArrayOfPrim { .. } | Op::ArrayOfStruct { .. } => self.array(i, s, plan, bare),
         }
     }
 
-    /// A field of primitive type, as [`Walker::field`] decodes it.
+    /// A field of fixed size, as [`Walker::field`] decodes it: built when `build`.
     #[inline(always)]
-    fn prim_field(
+    fn fixed(
         &mut self,
         i: &'a [u8],
         f: &'static Field,
         p: Prim,
-        version: i16,
-        flexible: bool,
+        n: usize,
+        build: bool,
     ) -> Res<'a, ()> {
-        // Skipped and of fixed size: only its bytes need be there (`prim`'s check).
-        if let (false, Some(n)) = (self.build, p.fixed_size()) {
-            return self.take(i, n).map(|(rest, _)| (rest, ()));
+        // `prim`'s check, and its value read straight off the bytes.
+        let Some((data, rest)) = i.split_at_checked(n) else {
+            return Err(self.truncated(i, n));
+        };
+        if build {
+            let value = fixed_value(p, data);
+            if f.secret || self.api_key == Some(envelope::ENVELOPE) {
+                self.special_leaf(i, rest, f, value, Prefix::None);
+            } else {
+                self.leaf(
+                    i,
+                    rest,
+                    &f.name,
+                    None,
+                    &f.type_name,
+                    value,
+                    Prefix::None,
+                    &f.about,
+                    Role::Field,
+                );
+            }
         }
-        let compact = flexible && f.flexible.is_none_or(|fv| fv.contains(version));
-        let nullable = f.nullable.contains(version);
-        let (rest, (value, prefix)) = self.prim(i, p, compact, nullable)?;
-        if !self.build {
+        Ok((rest, ()))
+    }
+
+    /// A length-prefixed field, as [`Walker::field`] decodes it: built when `build`.
+    #[inline(never)]
+    fn var(
+        &mut self,
+        i: &'a [u8],
+        f: &'static Field,
+        p: Prim,
+        (compact, nullable): (bool, bool),
+        build: bool,
+    ) -> Res<'a, ()> {
+        let string = p == Prim::String;
+        let (rest, (data, prefix)) = self.length_prefixed(i, compact, string, nullable)?;
+        let value = match data {
+            // Unbuilt, a string is only checked: most are ASCII, which a word-at-a-time
+            // test settles.
+            Some(d) if string && !build => {
+                if !d.is_ascii() && std::str::from_utf8(d).is_err() {
+                    return Err(self.err(i, ErrorKind::InvalidUtf8));
+                }
+                return Ok((rest, ()));
+            }
+            Some(d) if string => Value::Str(Some(
+                std::str::from_utf8(d).map_err(|_| self.err(i, ErrorKind::InvalidUtf8))?,
+            )),
+            None if string => Value::Str(None),
+            data => Value::Bytes(data),
+        };
+        if !build {
             return Ok((rest, ()));
         }
         if f.secret || self.api_key == Some(envelope::ENVELOPE) {
@@ -607,19 +659,26 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn array(
-        &mut self,
-        i: &'a [u8],
-        f: &'static Field,
-        version: i16,
-        (flexible, compact, nullable): (bool, bool, bool),
-        plan: Plan<'_>,
-        bare: bool,
-    ) -> Res<'a, ()> {
+    fn array(&mut self, i: &'a [u8], s: &Step, plan: Plan<'_>, bare: bool) -> Res<'a, ()> {
+        let f = s.f;
+        let (compact, nullable, min) = match s.op {
+            Op::ArrayOfPrim {
+                compact,
+                nullable,
+                min,
+                ..
+            }
+            | Op::ArrayOfStruct {
+                compact,
+                nullable,
+                min,
+                ..
+            } => (compact, nullable, min),
+            _ => (false, false, 1),
+        };
         let (mut rest, (count, prefix)) = self.array_count(i, compact, nullable)?;
         if let Some(n) = count {
             // A claimed count must fit in what remains, so it cannot drive work or memory.
-            let min = min_size(&f.ty, version, flexible, compact);
             let need = u64::from(n).saturating_mul(min.max(1) as u64);
             if need > rest.len() as u64 {
                 return Err(self.err(
@@ -655,8 +714,8 @@ impl<'a> Walker<'a> {
         let built = self.build;
         self.build &= !bare;
         for idx in 0..count.unwrap_or(0) {
-            rest = match &f.ty {
-                FieldType::ArrayOfPrim(p) => {
+            rest = match &s.op {
+                Op::ArrayOfPrim { p, .. } => {
                     let (r, (value, prefix)) = self
                         .prim(rest, *p, compact, false)
                         .map_err(|e| e.at_index(idx))?;
@@ -673,7 +732,7 @@ impl<'a> Walker<'a> {
                     );
                     r
                 }
-                FieldType::ArrayOfStruct(sub) => {
+                Op::ArrayOfStruct { sub, .. } => {
                     self.open(
                         rest,
                         &f.elem_name,
@@ -684,7 +743,7 @@ impl<'a> Walker<'a> {
                         Role::Element,
                     );
                     let (r, ()) = self
-                        .fields(rest, sub, version, flexible, TAGS_IN_STRUCT, plan)
+                        .fields(rest, sub, TAGS_IN_STRUCT, plan)
                         .map_err(|e| e.at_index(idx))?;
                     self.close(r);
                     r
@@ -698,37 +757,22 @@ impl<'a> Walker<'a> {
     }
 }
 
-/// The fewest bytes one value of `ty` can take on the wire.
-fn min_size(ty: &FieldType, version: i16, flexible: bool, compact: bool) -> usize {
-    let prim = |p: Prim| match p.fixed_size() {
-        Some(n) => n,
-        None if compact => 1,
-        None if p == Prim::String => 2,
-        None => 4,
-    };
-    match ty {
-        FieldType::Prim(p) | FieldType::ArrayOfPrim(p) => prim(*p),
-        FieldType::Struct(fields) | FieldType::ArrayOfStruct(fields) => {
-            let mut n = usize::from(flexible);
-            for f in fields {
-                if f.versions.contains(version) && !(flexible && f.is_tagged_at(version)) {
-                    let c = flexible && f.flexible.is_none_or(|fv| fv.contains(version));
-                    n += match &f.ty {
-                        FieldType::Prim(p) => prim(*p),
-                        // A nullable struct may be just its marker byte.
-                        FieldType::Struct(_) if f.nullable.contains(version) => 1,
-                        FieldType::Struct(_) => min_size(&f.ty, version, flexible, c),
-                        FieldType::ArrayOfPrim(_) | FieldType::ArrayOfStruct(_) => {
-                            if c {
-                                1
-                            } else {
-                                4
-                            }
-                        }
-                    };
-                }
-            }
-            n
-        }
+/// The value of a fixed-size primitive from its `p.fixed_size()` bytes, as [`Walker::prim`]
+/// reads it.
+#[inline(always)]
+fn fixed_value<'a>(p: Prim, data: &[u8]) -> Value<'a> {
+    fn be<const N: usize>(data: &[u8]) -> [u8; N] {
+        data.first_chunk::<N>().copied().unwrap_or([0; N])
+    }
+    match p {
+        Prim::Bool => Value::Bool(be::<1>(data) != [0]),
+        Prim::Int8 => Value::Int(i8::from_be_bytes(be(data)).into()),
+        Prim::Int16 => Value::Int(i16::from_be_bytes(be(data)).into()),
+        Prim::Uint16 => Value::Int(u16::from_be_bytes(be(data)).into()),
+        Prim::Int32 => Value::Int(i32::from_be_bytes(be(data)).into()),
+        Prim::Int64 => Value::Int(i64::from_be_bytes(be(data))),
+        Prim::Float64 => Value::Float(f64::from_be_bytes(be(data))),
+        Prim::Uuid => Value::Uuid(be(data)),
+        Prim::String | Prim::Bytes | Prim::Records => Value::None,
     }
 }

@@ -1,9 +1,9 @@
 //! Whole frames: size prefix, header, then the body by schema or as raw bytes.
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use super::need::Need;
+use super::need::{Act, Need};
 use super::Codec;
-use super::decode::{Res, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker};
+use super::decode::{Layout, Op, Res, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker, layout_of};
 use super::error::{DecodeError, ErrorKind};
 use super::tree::{Prefix, Role, Tree, Value};
 use crate::proto::apis::{self, ApiInfo};
@@ -11,6 +11,7 @@ use crate::proto::{Kind, peek_request_header, peek_size};
 use super::schema::MessageSchema;
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
+use std::rc::Rc;
 
 /// One decoded frame: its tree and the facts the pipeline and views need.
 #[derive(Clone, Debug, PartialEq)]
@@ -72,8 +73,8 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
     let resolved = m
         .api_key
         .zip(m.api_version)
-        .map(|(k, v)| resolve(codec, k, v, Kind::Request));
-    let (name, ty) = root_name(resolved, info, Kind::Request);
+        .map(|(k, v)| resolve(codec, k, v, Kind::Request, need));
+    let (name, ty) = root_name(resolved.as_deref(), info, Kind::Request);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
     w.open(
@@ -88,12 +89,9 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
     let result = (|| -> Res<'_, Option<usize>> {
         let rest = size_prefix(&mut w, frame)?;
         // An unknown API's flexibility is unknowable: read the v1 header, which every such request starts with.
-        let hv = match (resolved, m.api_version) {
-            (Some(r), Some(v)) => r
-                .header
-                .or_else(|| info.map(|a| a.request_header_version(v)))
-                .unwrap_or(1),
-            _ => 1,
+        let (hv, head) = match resolved.as_deref() {
+            Some(r) => (r.hv, Rc::clone(&r.head)),
+            None => (1, header_layout(codec, Kind::Request, 1)),
         };
         let hs = &codec.schemas.request_header;
         w.open(
@@ -105,15 +103,14 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
             "common request header",
             Role::Header,
         );
-        let flex = hs.is_flexible(hv);
-        let (rest, ()) = w.fields(rest, &hs.fields, hv, flex, TAGS_IN_HEADER, None)?;
+        let (rest, ()) = w.fields(rest, &head, TAGS_IN_HEADER, None)?;
         w.close(rest);
         let api = m.api_key.zip(m.api_version);
         body(
             &mut w,
             rest,
-            (codec, need),
-            (Kind::Request, resolved),
+            codec,
+            (Kind::Request, resolved.as_deref()),
             api,
             m.name,
             &mut m.warnings,
@@ -121,14 +118,14 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
     })();
     finish(&mut m, &mut w, frame, result);
     if let Some(h) = m.tree.child_with_role(0, Role::Header) {
-        m.correlation_id = int_field(&m.tree, h, "correlation_id").map(|v| v as i32);
-        m.client_id =
-            m.tree
-                .field(h, "client_id")
-                .and_then(|c| match m.tree.nodes.get(c).map(|n| n.value) {
-                    Some(Value::Str(s)) => s,
-                    _ => None,
-                });
+        let r = resolved.as_deref();
+        let corr = header_node(&m.tree, h, r.and_then(|r| r.correlation_id), "correlation_id");
+        m.correlation_id = int_at(&m.tree, corr).map(|v| v as i32);
+        m.client_id = header_node(&m.tree, h, r.and_then(|r| r.client_id), "client_id")
+            .and_then(|c| match m.tree.nodes.get(c).map(|n| n.value) {
+                Some(Value::Str(s)) => s,
+                _ => None,
+            });
     }
     m
 }
@@ -146,8 +143,8 @@ pub(crate) fn decode_response<'a>(
     m.api_version = api.map(|a| a.1);
     let info = m.api_key.and_then(apis::api_info);
     m.name = api_name(codec, m.api_key);
-    let resolved = api.map(|(k, v)| resolve(codec, k, v, Kind::Response));
-    let (name, ty) = root_name(resolved, info, Kind::Response);
+    let resolved = api.map(|(k, v)| resolve(codec, k, v, Kind::Response, need));
+    let (name, ty) = root_name(resolved.as_deref(), info, Kind::Response);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
     w.open(
@@ -162,12 +159,7 @@ pub(crate) fn decode_response<'a>(
     let result = (|| -> Res<'_, Option<usize>> {
         let rest = size_prefix(&mut w, frame)?;
         let hs = &codec.schemas.response_header;
-        let hv = api.zip(resolved).map(|((_, v), r)| {
-            r.header
-                .or_else(|| info.map(|a| a.response_header_version(v)))
-                // A known pairing with an API kwire knows nothing of: assume the common v0.
-                .unwrap_or(0)
-        });
+        let hv = resolved.as_deref().map(|r| r.hv);
         w.open(
             rest,
             &hs.name,
@@ -179,19 +171,23 @@ pub(crate) fn decode_response<'a>(
         );
         let Some(hv) = hv else {
             // Without the request, whether a tagged section follows is unknown: stop at correlation_id.
-            let (rest, ()) = w.fields(rest, &hs.fields, 0, false, TAGS_IN_HEADER, None)?;
+            let head = header_layout(codec, Kind::Response, 0);
+            let (rest, ()) = w.fields(rest, &head, TAGS_IN_HEADER, None)?;
             w.close(rest);
             raw(&mut w, rest, RAW_NO_REQUEST);
             return Ok((end_of(rest), None));
         };
-        let flex = hs.is_flexible(hv);
-        let (rest, ()) = w.fields(rest, &hs.fields, hv, flex, TAGS_IN_HEADER, None)?;
+        let head = resolved.as_deref().map(|r| &r.head);
+        let (rest, ()) = match head {
+            Some(head) => w.fields(rest, head, TAGS_IN_HEADER, None)?,
+            None => w.fields(rest, &header_layout(codec, Kind::Response, hv), TAGS_IN_HEADER, None)?,
+        };
         w.close(rest);
         body(
             &mut w,
             rest,
-            (codec, need),
-            (Kind::Response, resolved),
+            codec,
+            (Kind::Response, resolved.as_deref()),
             api,
             m.name,
             &mut m.warnings,
@@ -199,56 +195,143 @@ pub(crate) fn decode_response<'a>(
     })();
     finish(&mut m, &mut w, frame, result);
     if let Some(h) = m.tree.child_with_role(0, Role::Header) {
-        m.correlation_id = int_field(&m.tree, h, "correlation_id").map(|v| v as i32);
+        let at = resolved.as_deref().and_then(|r| r.correlation_id);
+        let corr = header_node(&m.tree, h, at, "correlation_id");
+        m.correlation_id = int_at(&m.tree, corr).map(|v| v as i32);
     }
     m
 }
 
 /// What a message's (API key, version) resolves to in a schema set, looked up once per
 /// thread and remembered: the set's map is searched several times per message otherwise.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Resolved {
     newest: Option<&'static MessageSchema>,
     message: Option<&'static MessageSchema>,
-    /// The header version the schemas give (see `Schemas::request_header_version`).
-    header: Option<i16>,
+    /// The header version: the schemas' (see `Schemas::request_header_version`), else
+    /// kwire's table's, else a request's v1 and a response's v0.
+    hv: i16,
+    /// The header's layout at `hv`.
+    head: Rc<Layout>,
+    /// The body's layout, with `message`.
+    body: Option<Rc<Layout>>,
+    /// What to build of the body (see [`Need`]); `None` builds everything.
+    plan: Option<Rc<[Act]>>,
+    /// Where the header's `correlation_id` and `client_id` are (see [`header_node`]).
+    correlation_id: Option<(usize, &'static str)>,
+    client_id: Option<(usize, &'static str)>,
 }
 
 /// Remembered resolutions at most: keys and versions come off the wire, so the table is
 /// bounded, and past it each message looks its own up.
 const RESOLVED_MAX: usize = 512;
 
-type ResolvedKey = (usize, i16, i16, Kind);
+/// The schema set's address, the API key and version, and the need's id.
+type ResolvedKey = (usize, i16, i16, Kind, Option<u64>);
 
-thread_local! {
-    static RESOLVED: RefCell<FxHashMap<ResolvedKey, Resolved>> = RefCell::new(FxHashMap::default());
+/// Recent resolutions, by a hash of their key, in front of the table: most messages find
+/// theirs in one probe.
+const RECENT: usize = 256;
+
+#[derive(Default)]
+struct Resolutions {
+    recent: Vec<Option<(ResolvedKey, Rc<Resolved>)>>,
+    all: FxHashMap<ResolvedKey, Rc<Resolved>>,
 }
 
-fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind) -> Resolved {
+thread_local! {
+    static RESOLVED: RefCell<Resolutions> = RefCell::new(Resolutions::default());
+}
+
+fn recent_slot(&(_, key, version, kind, need): &ResolvedKey) -> usize {
+    let h = (usize::from(key as u16) << 5)
+        ^ usize::from(version as u16)
+        ^ (usize::from(kind == Kind::Response) << 4)
+        ^ (need.unwrap_or(0) as usize).wrapping_mul(37);
+    h % RECENT
+}
+
+fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Rc<Resolved> {
     let schemas: &'static super::Schemas = codec.schemas;
-    let look = || Resolved {
-        newest: schemas.newest(key, kind),
-        message: schemas.message(key, kind, version),
-        header: match kind {
-            Kind::Request => schemas.request_header_version(key, version),
-            Kind::Response => schemas.response_header_version(key, version),
-        },
+    let look = || {
+        let info = apis::api_info(key);
+        let hv = match kind {
+            Kind::Request => schemas
+                .request_header_version(key, version)
+                .or_else(|| info.map(|a| a.request_header_version(version)))
+                .unwrap_or(1),
+            Kind::Response => schemas
+                .response_header_version(key, version)
+                .or_else(|| info.map(|a| a.response_header_version(version)))
+                // A known pairing with an API kwire knows nothing of: assume the common v0.
+                .unwrap_or(0),
+        };
+        let message = schemas.message(key, kind, version);
+        let head = header_layout(codec, kind, hv);
+        Rc::new(Resolved {
+            newest: schemas.newest(key, kind),
+            message,
+            hv,
+            correlation_id: header_place(&head, "correlation_id"),
+            client_id: header_place(&head, "client_id"),
+            head,
+            body: message.map(|s| layout_of(&s.fields, version, s.is_flexible(version))),
+            plan: message.and_then(|s| need.plan_for(s)),
+        })
     };
     // Schemas live for the whole process (see `Codec`): an address names one set for good.
-    let at = (std::ptr::from_ref(schemas) as usize, key, version, kind);
+    let at = (
+        std::ptr::from_ref(schemas) as usize,
+        key,
+        version,
+        kind,
+        need.plan_id(),
+    );
+    let slot = recent_slot(&at);
+    let found = RESOLVED.with(|t| {
+        let mut t = t.try_borrow_mut().ok()?;
+        if let Some(Some((k, r))) = t.recent.get(slot) {
+            if *k == at {
+                return Some(Rc::clone(r));
+            }
+        }
+        let r = t.all.get(&at).cloned()?;
+        remember_recent(&mut t, slot, at, &r);
+        Some(r)
+    });
+    if let Some(r) = found {
+        return r;
+    }
+    // Looked up without the table borrowed: layouts have a table of their own.
+    let r = look();
     RESOLVED.with(|t| {
-        let Ok(mut t) = t.try_borrow_mut() else {
-            return look();
-        };
-        if let Some(r) = t.get(&at) {
-            return *r;
+        if let Ok(mut t) = t.try_borrow_mut() {
+            if t.all.len() < RESOLVED_MAX {
+                t.all.insert(at, Rc::clone(&r));
+            }
+            remember_recent(&mut t, slot, at, &r);
         }
-        let r = look();
-        if t.len() < RESOLVED_MAX {
-            t.insert(at, r);
-        }
-        r
-    })
+    });
+    r
+}
+
+fn remember_recent(t: &mut Resolutions, slot: usize, at: ResolvedKey, r: &Rc<Resolved>) {
+    if t.recent.is_empty() {
+        t.recent.resize_with(RECENT, || None);
+    }
+    if let Some(s) = t.recent.get_mut(slot) {
+        *s = Some((at, Rc::clone(r)));
+    }
+}
+
+/// The request or response header's layout at version `hv`.
+fn header_layout(codec: &Codec, kind: Kind, hv: i16) -> Rc<Layout> {
+    let schemas: &'static super::Schemas = codec.schemas;
+    let hs = match kind {
+        Kind::Request => &schemas.request_header,
+        Kind::Response => &schemas.response_header,
+    };
+    layout_of(&hs.fields, hv, hs.is_flexible(hv))
 }
 
 /// The API's name: kwire's table first (stable across jars), else the schema's.
@@ -259,7 +342,7 @@ fn api_name(codec: &Codec, key: Option<i16>) -> Option<&'static str> {
 }
 
 fn root_name(
-    resolved: Option<Resolved>,
+    resolved: Option<&Resolved>,
     info: Option<&'static ApiInfo>,
     kind: Kind,
 ) -> (&'static str, &'static str) {
@@ -312,8 +395,8 @@ fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], Deco
 fn body<'a>(
     w: &mut Walker<'a>,
     rest: &'a [u8],
-    (codec, need): (&Codec, &Need),
-    (kind, resolved): (Kind, Option<Resolved>),
+    codec: &Codec,
+    (kind, resolved): (Kind, Option<&Resolved>),
     api: Option<(i16, i16)>,
     name: Option<&'static str>,
     warnings: &mut Vec<String>,
@@ -327,7 +410,7 @@ fn body<'a>(
         raw(w, rest, RAW_NO_SCHEMA);
         return Ok((end_of(rest), None));
     };
-    let Some(s) = resolved.and_then(|r| r.message) else {
+    let Some((s, l)) = resolved.and_then(|r| r.message.zip(r.body.as_ref())) else {
         let api = name.unwrap_or(newest.name.as_str());
         let versions = schemas.versions(key, kind);
         let range = super::schema::Versions {
@@ -348,10 +431,8 @@ fn body<'a>(
         "",
         Role::Body,
     );
-    let flex = s.is_flexible(v);
-    let (after, ()) = need.with_plan(s, |plan| {
-        w.fields(rest, &s.fields, v, flex, TAGS_IN_STRUCT, plan)
-    })?;
+    let plan = resolved.and_then(|r| r.plan.as_deref());
+    let (after, ()) = w.fields(rest, l, TAGS_IN_STRUCT, plan)?;
     w.close(after);
     Ok((after, Some(idx)))
 }
@@ -441,9 +522,44 @@ fn finish<'a>(
     };
 }
 
-fn int_field(tree: &Tree<'_>, parent: usize, name: &str) -> Option<i64> {
-    match tree.nodes.get(tree.field(parent, name)?)?.value {
+fn int_at(tree: &Tree<'_>, at: Option<usize>) -> Option<i64> {
+    match tree.nodes.get(at?)?.value {
         Value::Int(v) => Some(v),
         _ => None,
     }
+}
+
+/// Where header field `name` is in `head`: its place among the primitives the header
+/// starts with (one node each), and the name its node carries.
+fn header_place(head: &Layout, name: &str) -> Option<(usize, &'static str)> {
+    head.steps
+        .iter()
+        .take_while(|s| matches!(s.op, Op::Fixed(..) | Op::Var { .. }))
+        .position(|s| s.f.name == name)
+        .and_then(|j| Some((j, head.steps.get(j)?.f.name.as_str())))
+}
+
+/// The node of field `name` of the header at node `h`, as [`Tree::field`] finds it:
+/// `place` (see [`header_place`]) names it when that node is the field's own, else it
+/// is looked up.
+fn header_node(
+    tree: &Tree<'_>,
+    h: usize,
+    place: Option<(usize, &'static str)>,
+    name: &str,
+) -> Option<usize> {
+    if let Some((j, field)) = place {
+        let at = h + 1 + j;
+        if let (Some(n), Some(head)) = (tree.nodes.get(at), tree.nodes.get(h)) {
+            if std::ptr::eq(n.name, field)
+                && n.role == Role::Field
+                && n.index.is_none()
+                && n.depth == head.depth + 1
+                && at < head.next as usize
+            {
+                return Some(at);
+            }
+        }
+    }
+    tree.field(h, name)
 }

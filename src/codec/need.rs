@@ -7,7 +7,11 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use super::schema::{Field, FieldType, MessageSchema, Prim};
-use std::sync::{Arc, Mutex, PoisonError};
+use rustc_hash::FxHashMap;
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A body field by its names from the body's root (`anchored`), or the same names
 /// ending a chain at any depth (`ErrorCode`, `Topics.Name`). Lists are transparent.
@@ -82,9 +86,9 @@ pub struct Need {
     records: bool,
     /// `TopicId` and its names, in every struct that has one.
     topics: bool,
-    /// Plans of the schemas met so far, by address, made on first use of each (planning
-    /// every schema up front would parse all the lazily loaded ones).
-    plans: Mutex<Vec<Planned>>,
+    /// Names this need's plans in each thread's table (see [`Need::plan_for`]); given on
+    /// first use, and anew by every change.
+    id: OnceLock<u64>,
 }
 
 impl Clone for Need {
@@ -97,7 +101,7 @@ impl Clone for Need {
             error_codes: self.error_codes,
             records: self.records,
             topics: self.topics,
-            plans: Mutex::new(Vec::new()),
+            id: OnceLock::new(),
         }
     }
 }
@@ -115,8 +119,21 @@ pub(crate) enum Act {
     Into(Box<[Act]>),
 }
 
-/// A schema (by address) and the acts for its body; empty builds nothing.
-type Planned = (usize, Arc<[Act]>);
+/// Plans kept per thread at most; past it, the table starts again.
+const PLANS_MAX: usize = 4096;
+
+/// Plans by need id and schema address.
+type Plans = FxHashMap<(u64, usize), Rc<[Act]>>;
+
+/// The next need's id.
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// Plans made on this thread, by need id and schema address, each made on first use
+    /// (planning every schema up front would parse all the lazily loaded ones). Per
+    /// thread: workers find them with no lock. Empty builds nothing.
+    static PLANS: RefCell<Plans> = RefCell::new(FxHashMap::default());
+}
 
 /// What a struct's fields get: `None` builds them all.
 pub(crate) type Plan<'p> = Option<&'p [Act]>;
@@ -147,7 +164,7 @@ impl Need {
             error_codes: false,
             records: false,
             topics,
-            plans: Mutex::new(Vec::new()),
+            id: OnceLock::new(),
         }
     }
 
@@ -162,7 +179,7 @@ impl Need {
                 self.paths.push(p);
             }
         }
-        self.plans = Mutex::new(Vec::new());
+        self.id = OnceLock::new();
         self
     }
 
@@ -182,28 +199,28 @@ impl Need {
                 }
             }
         }
-        self.plans = Mutex::new(Vec::new());
+        self.id = OnceLock::new();
         self
     }
 
     /// Also, for every API without its own paths, what the generic summary line shows.
     pub fn with_generic(mut self) -> Need {
         self.generic = true;
-        self.plans = Mutex::new(Vec::new());
+        self.id = OnceLock::new();
         self
     }
 
     /// Also every `…ErrorCode` field.
     pub fn with_error_codes(mut self) -> Need {
         self.error_codes = true;
-        self.plans = Mutex::new(Vec::new());
+        self.id = OnceLock::new();
         self
     }
 
     /// Also every `records` field, with its topic and partition.
     pub fn with_records(mut self) -> Need {
         self.records = true;
-        self.plans = Mutex::new(Vec::new());
+        self.id = OnceLock::new();
         self
     }
 
@@ -217,7 +234,7 @@ impl Need {
             error_codes: self.error_codes || other.error_codes,
             records: self.records || other.records,
             topics: self.topics || other.topics,
-            plans: Mutex::new(Vec::new()),
+            id: OnceLock::new(),
         };
         n = n.with_paths(other.paths.iter().cloned());
         for (k, p) in &other.api_paths {
@@ -244,29 +261,38 @@ impl Need {
                 }))
     }
 
-    /// Calls `f` with the plan for a body of schema `s`. Schemas live for the whole
-    /// process (see [`super::Codec`]), so an address names one schema for good.
-    pub(crate) fn with_plan<R>(
-        &self,
-        s: &'static MessageSchema,
-        f: impl FnOnce(Plan<'_>) -> R,
-    ) -> R {
+    /// This need's name in per-thread tables: `None` for [`Need::all`], which has no plan.
+    pub(crate) fn plan_id(&self) -> Option<u64> {
+        (!self.all).then(|| self.id())
+    }
+
+    /// The plan for a body of schema `s`: `None` builds everything. Schemas live for the
+    /// whole process (see [`super::Codec`]), so an address names one schema for good.
+    pub(crate) fn plan_for(&self, s: &'static MessageSchema) -> Option<Rc<[Act]>> {
         if self.all {
-            return f(None);
+            return None;
         }
-        let key = key_of(s);
-        let plan = {
-            let mut plans = self.plans.lock().unwrap_or_else(PoisonError::into_inner);
-            match plans.binary_search_by_key(&key, |(k, _)| *k) {
-                Ok(at) => plans.get(at).map(|(_, p)| Arc::clone(p)),
-                Err(at) => {
-                    let p: Arc<[Act]> = self.plan(s).map_or_else(|| Arc::from([]), Arc::from);
-                    plans.insert(at, (key, Arc::clone(&p)));
-                    Some(p)
+        let key = (self.id(), key_of(s));
+        let found = PLANS.with(|t| t.try_borrow().ok().and_then(|t| t.get(&key).cloned()));
+        if found.is_some() {
+            return found;
+        }
+        let p: Rc<[Act]> = self.plan(s).map_or_else(|| Rc::from([]), Rc::from);
+        PLANS.with(|t| {
+            if let Ok(mut t) = t.try_borrow_mut() {
+                if t.len() >= PLANS_MAX {
+                    t.clear();
                 }
+                t.insert(key, Rc::clone(&p));
             }
-        };
-        f(Some(plan.as_deref().unwrap_or_default()))
+        });
+        Some(p)
+    }
+
+    fn id(&self) -> u64 {
+        *self
+            .id
+            .get_or_init(|| NEXT_ID.fetch_add(1, Ordering::Relaxed))
     }
 
     /// The acts for a body of `s`; `None` when nothing is built.

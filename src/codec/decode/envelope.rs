@@ -123,24 +123,12 @@ impl<'a> Walker<'a> {
         }
         let result = (|| -> Res<'a, ()> {
             self.open(data, "header", None, &hs.name, Value::None, "", Role::Field);
-            let (rest, ()) = self.fields(
-                data,
-                &hs.fields,
-                hv,
-                hs.is_flexible(hv),
-                TAGS_IN_HEADER,
-                None,
-            )?;
+            let head = layout_of(&hs.fields, hv, hs.is_flexible(hv));
+            let (rest, ()) = self.fields(data, &head, TAGS_IN_HEADER, None)?;
             self.close(rest);
             self.open(rest, "body", None, &body.name, Value::None, "", Role::Field);
-            let (rest, ()) = self.fields(
-                rest,
-                &body.fields,
-                v,
-                body.is_flexible(v),
-                TAGS_IN_STRUCT,
-                None,
-            )?;
+            let l = layout_of(&body.fields, v, body.is_flexible(v));
+            let (rest, ()) = self.fields(rest, &l, TAGS_IN_STRUCT, None)?;
             self.close(rest);
             Ok((rest, ()))
         })();

@@ -8,8 +8,7 @@ impl<'a> Walker<'a> {
     pub fn tagged_section(
         &mut self,
         i: &'a [u8],
-        fields: &'static [Field],
-        version: i16,
+        l: &Layout,
         about: &'static str,
         plan: Plan<'_>,
     ) -> Res<'a, ()> {
@@ -40,11 +39,7 @@ impl<'a> Walker<'a> {
         }
         // A section none of whose fields is wanted is checked and not built.
         let built = self.build;
-        self.build &= plan.is_none_or(|p| {
-            fields.iter().zip(p).any(|(f, a)| {
-                *a != Act::Skip && f.is_tagged_at(version) && f.versions.contains(version)
-            })
-        });
+        self.build &= plan.is_none_or(|p| l.tagged.iter().any(|s| *act_at(Some(p), s.k) != Act::Skip));
         self.open(
             i,
             "tagged_fields",
@@ -70,12 +65,9 @@ impl<'a> Walker<'a> {
             let (r, tag) = self.uvarint(rest)?;
             let (r2, size) = self.uvarint(r)?;
             let (after, data) = self.take(r2, size as usize)?;
-            let known = fields.iter().enumerate().find(|(_, f)| {
-                f.tag == Some(tag) && f.is_tagged_at(version) && f.versions.contains(version)
-            });
-            match known {
-                Some((k, f)) => {
-                    let act = act_at(plan, k);
+            match l.tagged.iter().find(|s| s.f.tag == Some(tag)) {
+                Some(s) => {
+                    let (act, f) = (act_at(plan, s.k), s.f);
                     let outer = self.build;
                     self.build &= *act != Act::Skip;
                     self.open(
@@ -110,7 +102,7 @@ impl<'a> Walker<'a> {
                         Role::TagMeta,
                     );
                     let (left, ()) = self
-                        .field_as(data, f, version, true, act)
+                        .field_as(data, s, act)
                         .map_err(|e| e.within(&f.name))?;
                     if !left.is_empty() {
                         let e = self.err(left, ErrorKind::TrailingBytes(left.len() as u64));
