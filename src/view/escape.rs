@@ -154,12 +154,24 @@ fn push_char_escaped(out: &mut String, c: char) {
         '\r' => out.push_str("\\r"),
         '\t' => out.push_str("\\t"),
         c if (c as u32) < 0x80 && is_hostile(c) => {
-            let _ = write!(out, "\\x{:02x}", c as u32);
+            out.push_str("\\x");
+            push_hex(out, c as u32, 2);
         }
         c if is_hostile(c) => {
-            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            out.push_str("\\u{");
+            push_hex(out, c as u32, 1);
+            out.push('}');
         }
         c => out.push(c),
+    }
+}
+
+/// Appends `n` in lowercase hex, at least `min` digits (as `{:0min$x}` writes it).
+fn push_hex(out: &mut String, n: u32, min: u32) {
+    let digits = (32 - n.leading_zeros()).div_ceil(4).max(min);
+    for k in (0..digits).rev() {
+        let d = (n >> (4 * k)) & 0xf;
+        out.push(char::from_digit(d, 16).unwrap_or('?'));
     }
 }
 
@@ -247,6 +259,48 @@ mod tests {
                 let mut out = String::new();
                 push_escaped(&mut out, &s);
                 assert_eq!(out, old(&s), "{s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn first_hostile_is_found_at_every_offset() {
+        let reference = |s: &str| {
+            s.char_indices()
+                .find(|&(_, c)| is_hostile(c) || c == '"' || c == '\\')
+                .map(|(at, _)| at)
+        };
+        let probes = [
+            '\u{80}', '\u{9f}', '\u{a0}', '\u{61b}', '\u{61c}', '\u{200d}', '\u{200e}',
+            '\u{202a}', '\u{202e}', '\u{202f}', '\u{2065}', '\u{2066}', '\u{2069}', '\u{206a}',
+            'é', '"', '\\', '\u{7f}', '\u{1f}', ' ', '注',
+        ];
+        let fills = ["a", "é", "注", "\u{2000}", "\u{c2}"];
+        for fill in fills {
+            for before in 0..20 {
+                for after in 0..12 {
+                    for p in probes {
+                        let s = format!("{}{p}{}", fill.repeat(before), fill.repeat(after));
+                        assert_eq!(first_hostile(s.as_bytes()), reference(&s), "{s:?}");
+                        assert_eq!(is_clean(&s), reference(&s).is_none(), "{s:?}");
+                        let mut out = String::new();
+                        push_escaped(&mut out, &s);
+                        let mut one = String::new();
+                        s.chars().for_each(|c| push_char_escaped(&mut one, c));
+                        assert_eq!(out, one, "{s:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hex_reads_as_the_formatter_writes_it() {
+        for n in (0..0x300).chain([0xfff, 0x1000, 0x202e, 0xffff, 0x10ffff, u32::MAX]) {
+            for min in [1, 2] {
+                let mut out = String::new();
+                push_hex(&mut out, n, min);
+                assert_eq!(out, format!("{n:0w$x}", w = min as usize));
             }
         }
     }
