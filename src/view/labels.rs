@@ -163,7 +163,9 @@ pub fn push_list<T>(
     mut item: impl FnMut(&mut String, T),
 ) {
     let mut items = items.into_iter();
-    for (i, x) in items.by_ref().take(SUMMARY_ITEMS).enumerate() {
+    for i in 0..SUMMARY_ITEMS {
+        // Fewer items than the limit: nothing more to count.
+        let Some(x) = items.next() else { return };
         if i > 0 {
             out.push_str(", ");
         }
@@ -218,9 +220,17 @@ pub fn push_api_version(out: &mut String, msg: &Message<'_>) {
     match (msg.api_key.map(|k| (k, api_name(k))), msg.api_version) {
         (Some((_, Some(name))), v) => {
             out.push_str(name);
-            if let Some(v) = v {
-                out.push_str(" v");
-                push_int(out, v);
+            match v {
+                // Most versions are one digit: written without the formatter.
+                Some(v @ 0..10) => {
+                    out.push_str(" v");
+                    out.push(char::from(b'0' + v as u8));
+                }
+                Some(v) => {
+                    out.push_str(" v");
+                    push_int(out, v);
+                }
+                None => {}
             }
         }
         (Some((k, None)), v) => {

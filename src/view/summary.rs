@@ -37,28 +37,21 @@ mod paint {
 /// microsecond of the exact value. Anything else goes through the float.
 pub fn push_seconds(out: &mut String, ns: i64) {
     if (0..1 << 53).contains(&ns) && ns % 1000 == 0 {
-        // The microseconds' digits, with the point put in before the last six.
-        let mut num = itoa::Buffer::new();
-        let digits = num.format(ns / 1000);
-        match digits.split_at_checked(digits.len().wrapping_sub(6)) {
-            Some((whole, frac)) if !whole.is_empty() => {
-                out.push_str(whole);
-                out.push('.');
-                out.push_str(frac);
-            }
-            _ => {
-                out.push_str("0.");
-                out.push_str(ZEROS.get(digits.len()..).unwrap_or_default());
-                out.push_str(digits);
-            }
+        let us = ns / 1000;
+        match us / 1_000_000 {
+            s @ 0..10 => out.push(char::from(b'0' + s as u8)),
+            s => push_int(out, s),
         }
+        out.push('.');
+        // The fraction's six digits, zeros first: a seven-digit number's last six.
+        let mut num = itoa::Buffer::new();
+        let frac = num.format(us % 1_000_000 + 1_000_000);
+        out.push_str(frac.get(1..).unwrap_or(frac));
     } else {
         let _ = write!(out, "{:.6}", ns as f64 / 1e9);
     }
 }
 
-/// Six zeros, cut to pad a fraction of fewer digits.
-const ZEROS: &str = "000000";
 /// Spaces, cut to pad a column.
 const SPACES: &str = "        ";
 
