@@ -41,15 +41,45 @@ fn is_clean(s: &str) -> bool {
     clean_utf8(rest)
 }
 
-/// [`is_clean`] on the bytes of valid UTF-8, a byte at a time: besides the ASCII
-/// controls, `"` and `\`, the hostile characters are C1 controls (`C2 80`-`C2 9F`),
-/// U+061C (`D8 9C`), U+200E/F and U+202A-E (`E2 80 ..`) and U+2066-9 (`E2 81 A6`-`A9`).
-/// Those lead bytes only ever start a character, so matching them is exact.
+/// [`is_clean`] on the bytes of valid UTF-8: besides the ASCII controls, `"` and `\`,
+/// the hostile characters are C1 controls (`C2 80`-`C2 9F`), U+061C (`D8 9C`), U+200E/F
+/// and U+202A-E (`E2 80 ..`) and U+2066-9 (`E2 81 A6`-`A9`). Those lead bytes only ever
+/// start a character, so matching them is exact, and eight bytes with none of them and
+/// no ASCII byte to escape are passed over at once.
 fn clean_utf8(b: &[u8]) -> bool {
-    first_hostile(b).is_none()
+    let mut words = b.chunks_exact(8);
+    let mut at = 0;
+    for w in words.by_ref() {
+        let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+        if may_start_hostile(w) {
+            // Characters that start in this word, with what follows them.
+            if b
+                .get(at..)
+                .and_then(|r| first_hostile(r.get(..r.len().min(10))?))
+                .is_some_and(|k| k < 8)
+            {
+                return false;
+            }
+        }
+        at += 8;
+    }
+    first_hostile(words.remainder()).is_none()
 }
 
-/// Where the first character [`clean_utf8`] rejects starts (always a character boundary).
+/// Whether a byte of `w` is an ASCII byte to escape or a lead byte of a hostile character.
+#[inline]
+fn may_start_hostile(w: u64) -> bool {
+    let byte = |b: u8| {
+        let x = w ^ (ONES * u64::from(b));
+        x.wrapping_sub(ONES) & !x
+    };
+    let below_space = w.wrapping_sub(ONES * 0x20) & !w;
+    (below_space | byte(0x7f) | byte(b'"') | byte(b'\\') | byte(0xc2) | byte(0xd8) | byte(0xe2))
+        & HIGHS
+        != 0
+}
+
+/// Where the first character [`clean_utf8`] rejects starts, a byte at a time (always a character boundary).
 fn first_hostile(b: &[u8]) -> Option<usize> {
     let mut rest = b;
     let mut at = 0;
