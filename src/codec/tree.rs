@@ -151,8 +151,28 @@ impl<'a> Tree<'a> {
 
     /// The first direct child field of `i` named `name`, looking inside known tagged fields too.
     pub fn field(&self, i: usize, name: &str) -> Option<usize> {
+        let named = |c: &usize| self.nodes.get(*c).is_some_and(|n| same_name(n.name, name));
+        // The children walked by hand: each node is looked up once, not three times.
         let end = self.nodes.get(i)?.next as usize;
-        self.field_between(i + 1, end, name).map(|(f, _)| f)
+        let mut c = i + 1;
+        while c < end {
+            let n = self.nodes.get(c)?;
+            match n.role {
+                Role::Field if same_name(n.name, name) => return Some(c),
+                Role::TaggedFields => {
+                    let inner = self
+                        .children(c)
+                        .filter_map(|t| self.child_with_role(t, Role::Field))
+                        .find(named);
+                    if inner.is_some() {
+                        return inner;
+                    }
+                }
+                _ => {}
+            }
+            c = n.next as usize;
+        }
+        None
     }
 
     /// The fields of struct node `i`, for reading several: see [`FieldCursor`].
