@@ -33,27 +33,29 @@ fn kv(out: &mut String, key: &str, v: i64) {
 /// `replica=2 maxwait=500ms session=7/3 orders[p0@1234, p1@56]`.
 fn request(b: &Body<'_, '_>, out: &mut String) {
     let start = out.len();
+    // Read in wire order.
+    let f = b.tree.fields(b.at);
     // A follower says who it is: ReplicaId before v15, ReplicaState (tagged) after.
-    let replica = b
-        .int(b.at, "ReplicaId")
+    let replica = f
+        .int("ReplicaId")
         .or_else(|| {
-            let s = b.tree.field(b.at, "ReplicaState")?;
+            let s = f.get("ReplicaState")?;
             b.int(s, "ReplicaId")
         })
         .filter(|&r| r >= 0);
     if let Some(r) = replica {
         part(out, start, |out| kv(out, "replica", r));
     }
-    if let Some(m) = b.int(b.at, "MaxWaitMs") {
+    if let Some(m) = f.int("MaxWaitMs") {
         part(out, start, |out| {
             kv(out, "maxwait", m);
             out.push_str("ms");
         });
     }
-    if b.int(b.at, "IsolationLevel") == Some(1) {
+    if f.int("IsolationLevel") == Some(1) {
         part(out, start, |out| out.push_str("read_committed"));
     }
-    match (b.int(b.at, "SessionId"), b.int(b.at, "SessionEpoch")) {
+    match (f.int("SessionId"), f.int("SessionEpoch")) {
         (Some(0), Some(-1)) | (None, _) | (_, None) => {}
         (Some(id), Some(e)) => part(out, start, |out| {
             kv(out, "session", id);
@@ -63,10 +65,11 @@ fn request(b: &Body<'_, '_>, out: &mut String) {
     }
     part(out, start, |out| {
         b.push_topics(out, b.at, "Topics", "Partitions", |out, p| {
+            let f = b.tree.fields(p);
             out.push('p');
-            labels::push_int(out, b.int(p, "Partition").unwrap_or(-1));
+            labels::push_int(out, f.int("Partition").unwrap_or(-1));
             out.push('@');
-            labels::push_int(out, b.int(p, "FetchOffset").unwrap_or(-1));
+            labels::push_int(out, f.int("FetchOffset").unwrap_or(-1));
         })
     });
 }
@@ -83,22 +86,28 @@ fn response(b: &Body<'_, '_>, out: &mut String) {
     part(out, start, |out| {
         b.push_topics(out, b.at, "Responses", "Partitions", |out, p| {
             let from = out.len();
-            if let Some(i) = b.int(p, "PartitionIndex") {
+            // Read in wire order; `Records` comes last on the wire.
+            let f = b.tree.fields(p);
+            let index = f.int("PartitionIndex");
+            let code = f.int("ErrorCode");
+            let hw = f.int("HighWatermark");
+            let leader = f.get("CurrentLeader");
+            if let Some(i) = index {
                 part(out, from, |out| {
                     out.push('p');
                     labels::push_int(out, i);
                 });
             }
-            if let Some(code) = b.int(p, "ErrorCode").filter(|&c| c != 0) {
+            if let Some(code) = code.filter(|&c| c != 0) {
                 part(out, from, |out| labels::push_error(out, code));
             }
             if let Some(r) = b.records(p, "Records") {
                 part(out, from, |out| r.push_words(out));
             }
-            if let Some(hw) = b.int(p, "HighWatermark") {
+            if let Some(hw) = hw {
                 part(out, from, |out| kv(out, "hw", hw));
             }
-            if let Some(l) = b.tree.field(p, "CurrentLeader") {
+            if let Some(l) = leader {
                 part(out, from, |out| {
                     kv(out, "leader", b.int(l, "LeaderId").unwrap_or(-1));
                     out.push(' ');

@@ -3,7 +3,7 @@
 
 use super::{Api, Fields, Track, int16, int32};
 use crate::apis;
-use crate::codec::{Kind, Tree, Value};
+use crate::codec::{FieldCursor, Kind, Tree, Value};
 use crate::proto::FIND_COORDINATOR;
 use crate::view::labels;
 
@@ -51,15 +51,18 @@ fn details(b: &super::Body<'_, '_>, out: &mut String) {
 }
 
 fn request(t: &Tree<'_>, body: usize, out: &mut String) {
-    labels::push_key_type(out, t.int(body, "KeyType").unwrap_or(0));
-    if let Some(key) = t.str(body, "Key") {
+    // In wire order.
+    let b = t.fields(body);
+    let key = b.str("Key");
+    labels::push_key_type(out, b.int("KeyType").unwrap_or(0));
+    if let Some(key) = key {
         out.push_str(" key=");
         apis::push_string(out, key);
         return;
     }
     out.push_str(" keys=[");
     let keys = t
-        .elems(body, "CoordinatorKeys")
+        .elems_at(b.get("CoordinatorKeys"))
         .filter_map(|e| match t.nodes.get(e)?.value {
             Value::Str(Some(s)) => Some(s),
             _ => None,
@@ -68,13 +71,17 @@ fn request(t: &Tree<'_>, body: usize, out: &mut String) {
     out.push(']');
 }
 
-/// `→ node 2 (host:port)`, or the error.
-fn coordinator(t: &Tree<'_>, at: usize, out: &mut String) {
-    let code = t.int(at, "ErrorCode").unwrap_or(0);
+/// `→ node 2 (host:port)`, or the error, from an answer's fields (a v4+ coordinator
+/// after its key, or a v0-3 body), read in wire order.
+fn coordinator(t: &Tree<'_>, f: &FieldCursor<'_, '_>, out: &mut String) {
+    let node = f.get("NodeId");
+    let host = f.get("Host");
+    let port = f.get("Port");
+    let code = f.int("ErrorCode").unwrap_or(0);
     if code != 0 {
         labels::push_error(out, code);
         // A null or empty message is left out.
-        if let Some(Some(msg)) = t.str(at, "ErrorMessage").filter(|m| *m != Some("")) {
+        if let Some(Some(msg)) = f.str("ErrorMessage").filter(|m| *m != Some("")) {
             let mark = out.len();
             out.push_str(" (");
             labels::push_short(out, msg);
@@ -88,28 +95,30 @@ fn coordinator(t: &Tree<'_>, at: usize, out: &mut String) {
         return;
     }
     out.push_str("node ");
-    labels::push_int(out, t.int(at, "NodeId").unwrap_or(-1));
+    labels::push_int(out, t.int_at(node).unwrap_or(-1));
     out.push_str(" (");
-    if let Some(host) = t.str(at, "Host") {
+    if let Some(host) = t.str_at(host) {
         apis::push_string(out, host);
     }
     out.push(':');
-    labels::push_int(out, t.int(at, "Port").unwrap_or(0));
+    labels::push_int(out, t.int_at(port).unwrap_or(0));
     out.push(')');
 }
 
 fn response(t: &Tree<'_>, body: usize, out: &mut String) {
-    if t.field(body, "Coordinators").is_none() {
+    let b = t.fields(body);
+    let Some(coordinators) = b.get("Coordinators") else {
         out.push_str("→ ");
-        coordinator(t, body, out);
+        coordinator(t, &b, out);
         return;
-    }
-    labels::push_list(out, t.elems(body, "Coordinators"), |out, c| {
-        if let Some(key) = t.str(c, "Key") {
+    };
+    labels::push_list(out, t.elems_at(Some(coordinators)), |out, c| {
+        let f = t.fields(c);
+        if let Some(key) = f.str("Key") {
             apis::push_string(out, key);
         }
         out.push_str(" → ");
-        coordinator(t, c, out);
+        coordinator(t, &f, out);
     });
 }
 

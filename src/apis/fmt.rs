@@ -278,9 +278,10 @@ impl Records {
         if t.messages > 0 {
             plural(out, t.messages, "message");
         }
-        part(out, start, |out| out.push_str(&labels::bytes(t.bytes)));
-        let codecs = t.codec_names();
-        if codecs != ["none"] && !codecs.is_empty() {
+        part(out, start, |out| labels::push_bytes(out, t.bytes));
+        // Codecs besides `none`: the names are listed (the common case needs none).
+        if t.codecs.iter().skip(1).any(|&n| n > 0) {
+            let codecs = t.codec_names();
             part(out, start, |out| {
                 for (i, c) in codecs.iter().enumerate() {
                     if i > 0 {

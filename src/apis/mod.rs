@@ -86,7 +86,7 @@ pub fn write_details<'a>(
         if mark > start {
             out.push_str("  ");
         }
-        if !crate::view::records::push_summary(out, tree) {
+        if !crate::view::records::push_summary_under(out, tree, body) {
             out.truncate(mark);
         }
     }

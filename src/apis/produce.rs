@@ -67,11 +67,20 @@ fn response(b: &Body<'_, '_>, out: &mut String) {
     part(out, start, |out| {
         b.push_topics(out, b.at, "Responses", "PartitionResponses", |out, p| {
             let from = out.len();
-            part(out, from, |out| index(out, b, p, "Index"));
-            match b.int(p, "ErrorCode").filter(|&c| c != 0) {
+            // Read in wire order.
+            let f = b.tree.fields(p);
+            let index = f.int("Index");
+            let code = f.int("ErrorCode");
+            part(out, from, |out| {
+                if let Some(i) = index {
+                    out.push('p');
+                    labels::push_int(out, i);
+                }
+            });
+            match code.filter(|&c| c != 0) {
                 Some(code) => part(out, from, |out| labels::push_error(out, code)),
                 None => {
-                    if let Some(base) = b.int(p, "BaseOffset") {
+                    if let Some(base) = f.int("BaseOffset") {
                         part(out, from, |out| {
                             out.push_str("base=");
                             labels::push_int(out, base);

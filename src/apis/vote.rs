@@ -36,27 +36,35 @@ fn details(b: &super::Body<'_, '_>, out: &mut String) {
     }
 }
 
-/// The partitions of every topic in a Vote message.
-fn partitions<'t>(t: &'t Tree<'_>, body: usize) -> impl Iterator<Item = usize> + 't {
-    t.elems(body, "Topics")
+/// The partitions of every topic in the array node `topics`.
+fn partitions<'t>(t: &'t Tree<'_>, topics: Option<usize>) -> impl Iterator<Item = usize> + 't {
+    t.elems_at(topics)
         .flat_map(move |topic| t.elems(topic, "Partitions"))
 }
 
 fn request(t: &Tree<'_>, body: usize, out: &mut String) {
-    labels::push_list(out, partitions(t, body), |out, p| {
-        if t.bool(p, "PreVote") == Some(true) {
+    let b = t.fields(body);
+    let voter = b.int("VoterId");
+    labels::push_list(out, partitions(t, b.get("Topics")), |out, p| {
+        // In wire order.
+        let f = t.fields(p);
+        let epoch = f.int("ReplicaEpoch");
+        let replica = f.int("ReplicaId");
+        let last_epoch = f.int("LastOffsetEpoch");
+        let last = f.int("LastOffset");
+        if f.bool("PreVote") == Some(true) {
             out.push_str("prevote ");
         }
         out.push_str("replica=");
-        labels::push_int(out, t.int(p, "ReplicaId").unwrap_or(-1));
+        labels::push_int(out, replica.unwrap_or(-1));
         out.push_str(" epoch=");
-        labels::push_int(out, t.int(p, "ReplicaEpoch").unwrap_or(-1));
+        labels::push_int(out, epoch.unwrap_or(-1));
         out.push_str(" last=");
-        labels::push_int(out, t.int(p, "LastOffset").unwrap_or(-1));
+        labels::push_int(out, last.unwrap_or(-1));
         out.push('@');
-        labels::push_int(out, t.int(p, "LastOffsetEpoch").unwrap_or(-1));
+        labels::push_int(out, last_epoch.unwrap_or(-1));
     });
-    if let Some(v) = t.int(body, "VoterId") {
+    if let Some(v) = voter {
         out.push_str(" → voter ");
         labels::push_int(out, v);
     }
@@ -64,24 +72,28 @@ fn request(t: &Tree<'_>, body: usize, out: &mut String) {
 
 fn response(t: &Tree<'_>, body: usize, out: &mut String) {
     let start = out.len();
-    labels::push_list(out, partitions(t, body), |out, p| {
+    let b = t.fields(body);
+    let top = b.int("ErrorCode").unwrap_or(0);
+    labels::push_list(out, partitions(t, b.get("Topics")), |out, p| {
+        let f = t.fields(p);
+        let code = f.int("ErrorCode").unwrap_or(0);
+        let leader = f.int("LeaderId");
+        let epoch = f.int("LeaderEpoch");
         out.push_str("granted=");
-        out.push_str(if t.bool(p, "VoteGranted") == Some(true) {
+        out.push_str(if f.bool("VoteGranted") == Some(true) {
             "yes"
         } else {
             "no"
         });
         out.push_str(" leader=");
-        labels::push_int(out, t.int(p, "LeaderId").unwrap_or(-1));
+        labels::push_int(out, leader.unwrap_or(-1));
         out.push_str(" epoch=");
-        labels::push_int(out, t.int(p, "LeaderEpoch").unwrap_or(-1));
-        let code = t.int(p, "ErrorCode").unwrap_or(0);
+        labels::push_int(out, epoch.unwrap_or(-1));
         if code != 0 {
             out.push(' ');
             labels::push_error(out, code);
         }
     });
-    let top = t.int(body, "ErrorCode").unwrap_or(0);
     if top != 0 {
         if out.len() > start {
             out.push_str(", ");

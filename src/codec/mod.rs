@@ -29,6 +29,8 @@ pub use load::{Def, Loaded, Schemas, Search, read_source, scan_source};
 pub use need::{Need, NeedPath};
 pub use schema::{Field, FieldType, MessageSchema, Prim, SchemaKind, Versions};
 pub use tree::{Node, Prefix, Role, Tree, Value, recycle};
+/// Reading several fields of one struct (the summary line's details).
+pub use tree::FieldCursor;
 
 use std::sync::{LazyLock, OnceLock};
 

@@ -175,6 +175,79 @@ impl<'a> Tree<'a> {
         None
     }
 
+    /// The fields of struct node `i`, for reading several: see [`FieldCursor`].
+    pub fn fields(&self, i: usize) -> FieldCursor<'_, 'a> {
+        let end = self.nodes.get(i).map_or(0, |n| n.next as usize);
+        FieldCursor {
+            tree: self,
+            first: i + 1,
+            end,
+            at: std::cell::Cell::new(i + 1),
+        }
+    }
+
+    /// The first child field named `name` among the children of a struct from `c` up to
+    /// `end`, looking inside known tagged fields too; with where the next lookup may start.
+    fn field_between(&self, mut c: usize, end: usize, name: &str) -> Option<(usize, usize)> {
+        while c < end {
+            let n = self.nodes.get(c)?;
+            match n.role {
+                Role::Field if same_name(n.name, name) => return Some((c, n.next as usize)),
+                Role::TaggedFields => {
+                    let inner = self
+                        .children(c)
+                        .filter_map(|t| self.child_with_role(t, Role::Field))
+                        .find(|f| self.nodes.get(*f).is_some_and(|n| same_name(n.name, name)));
+                    // A tagged field may come twice: the next lookup starts at the
+                    // section again, so each finds the first of its name.
+                    if let Some(f) = inner {
+                        return Some((f, c));
+                    }
+                }
+                _ => {}
+            }
+            c = n.next as usize;
+        }
+        None
+    }
+
+    /// The integer of node `at`, if it is one.
+    pub fn int_at(&self, at: Option<usize>) -> Option<i64> {
+        match self.nodes.get(at?)?.value {
+            Value::Int(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The bool of node `at`, if it is one.
+    pub fn bool_at(&self, at: Option<usize>) -> Option<bool> {
+        match self.nodes.get(at?)?.value {
+            Value::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The string of node `at`, if it is one: `Some(None)` when the wire says null.
+    pub fn str_at(&self, at: Option<usize>) -> Option<Option<&'a str>> {
+        match self.nodes.get(at?)?.value {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The element nodes of array node `at` (none when `at` is None).
+    pub fn elems_at(&self, at: Option<usize>) -> impl Iterator<Item = usize> + '_ {
+        let children = match at {
+            Some(a) => self.children(a),
+            None => Children {
+                tree: self,
+                at: 0,
+                end: 0,
+            },
+        };
+        children.filter(|&c| self.nodes.get(c).is_some_and(|n| n.index.is_some()))
+    }
+
     pub fn body(&self) -> Option<usize> {
         self.child_with_role(0, Role::Body)
     }
@@ -210,16 +283,7 @@ impl<'a> Tree<'a> {
 
     /// As [`Tree::elements`], without collecting them.
     pub fn elems(&self, parent: usize, name: &str) -> impl Iterator<Item = usize> + '_ {
-        let a = self.field(parent, name);
-        let children = match a {
-            Some(a) => self.children(a),
-            None => Children {
-                tree: self,
-                at: 0,
-                end: 0,
-            },
-        };
-        children.filter(|&c| self.nodes.get(c).is_some_and(|n| n.index.is_some()))
+        self.elems_at(self.field(parent, name))
     }
 }
 
@@ -286,6 +350,62 @@ impl Tree<'_> {
                 _ => None,
             })
             .collect()
+    }
+}
+
+/// The fields of one struct, looked up by name as [`Tree::field`] does, each lookup
+/// starting after the field found last: fields read in wire order cost one comparison
+/// each. A struct's fields have distinct names (its schema's), and a lookup that does not
+/// find its name there goes on from the first field, so each finds what
+/// [`Tree::field`] finds.
+pub struct FieldCursor<'t, 'a> {
+    tree: &'t Tree<'a>,
+    first: usize,
+    end: usize,
+    at: std::cell::Cell<usize>,
+}
+
+impl<'a> FieldCursor<'_, 'a> {
+    /// The field node named `name`.
+    #[inline]
+    pub fn get(&self, name: &str) -> Option<usize> {
+        let at = self.at.get();
+        // The field after the last one found: where a struct read in wire order is.
+        if let Some(n) = self.tree.nodes.get(at)
+            && at < self.end
+            && n.role == Role::Field
+            && same_name(n.name, name)
+        {
+            self.at.set(n.next as usize);
+            return Some(at);
+        }
+        self.find(name)
+    }
+
+    /// [`FieldCursor::get`] past the next field.
+    fn find(&self, name: &str) -> Option<usize> {
+        let at = self.at.get();
+        let (f, next) = self
+            .tree
+            .field_between(at, self.end, name)
+            .or_else(|| self.tree.field_between(self.first, at.min(self.end), name))?;
+        self.at.set(next);
+        Some(f)
+    }
+
+    /// The integer in field `name`, if it is one.
+    pub fn int(&self, name: &str) -> Option<i64> {
+        self.tree.int_at(self.get(name))
+    }
+
+    /// The bool in field `name`, if it is one.
+    pub fn bool(&self, name: &str) -> Option<bool> {
+        self.tree.bool_at(self.get(name))
+    }
+
+    /// The string in field `name`: `Some(None)` when the wire says null.
+    pub fn str(&self, name: &str) -> Option<Option<&'a str>> {
+        self.tree.str_at(self.get(name))
     }
 }
 
@@ -356,6 +476,50 @@ mod spare_tests {
                 assert_eq!(same_name(a, b), a == b, "{a:?} {b:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_cursor_finds_what_field_finds_in_any_order() {
+        let node = |name, role, depth, next| Node {
+            name,
+            index: None,
+            ty: "int32",
+            value: Value::Int(next as i64),
+            prefix: Prefix::None,
+            offset: 0,
+            len: 0,
+            about: "",
+            role,
+            depth,
+            next,
+        };
+        // A struct with fields A and B, then a tagged section where tag T comes twice.
+        let t = Tree {
+            nodes: vec![
+                node("s", Role::Body, 0, 8),
+                node("A", Role::Field, 1, 2),
+                node("B", Role::Field, 1, 3),
+                node("_tagged", Role::TaggedFields, 1, 8),
+                node("t", Role::Tagged(0), 2, 6),
+                node("T", Role::Field, 3, 6),
+                node("t", Role::Tagged(0), 2, 8),
+                node("T", Role::Field, 3, 8),
+            ],
+        };
+        let names = ["A", "B", "T", "X"];
+        for a in names {
+            for b in names {
+                for c in names {
+                    for d in names {
+                        let f = t.fields(0);
+                        for n in [a, b, c, d] {
+                            assert_eq!(f.get(n), t.field(0, n), "{a} {b} {c} {d}: {n}");
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(t.field(0, "T"), Some(5));
     }
 
     #[test]

@@ -41,15 +41,45 @@ fn is_clean(s: &str) -> bool {
     clean_utf8(rest)
 }
 
-/// [`is_clean`] on the bytes of valid UTF-8, a byte at a time: besides the ASCII
-/// controls, `"` and `\`, the hostile characters are C1 controls (`C2 80`-`C2 9F`),
-/// U+061C (`D8 9C`), U+200E/F and U+202A-E (`E2 80 ..`) and U+2066-9 (`E2 81 A6`-`A9`).
-/// Those lead bytes only ever start a character, so matching them is exact.
+/// [`is_clean`] on the bytes of valid UTF-8: besides the ASCII controls, `"` and `\`,
+/// the hostile characters are C1 controls (`C2 80`-`C2 9F`), U+061C (`D8 9C`), U+200E/F
+/// and U+202A-E (`E2 80 ..`) and U+2066-9 (`E2 81 A6`-`A9`). Those lead bytes only ever
+/// start a character, so matching them is exact, and eight bytes with none of them and
+/// no ASCII byte to escape are passed over at once.
 fn clean_utf8(b: &[u8]) -> bool {
-    first_hostile(b).is_none()
+    let mut words = b.chunks_exact(8);
+    let mut at = 0;
+    for w in words.by_ref() {
+        let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+        if may_start_hostile(w) {
+            // Characters that start in this word, with what follows them.
+            if b
+                .get(at..)
+                .and_then(|r| first_hostile(r.get(..r.len().min(10))?))
+                .is_some_and(|k| k < 8)
+            {
+                return false;
+            }
+        }
+        at += 8;
+    }
+    first_hostile(words.remainder()).is_none()
 }
 
-/// Where the first character [`clean_utf8`] rejects starts (always a character boundary).
+/// Whether a byte of `w` is an ASCII byte to escape or a lead byte of a hostile character.
+#[inline]
+fn may_start_hostile(w: u64) -> bool {
+    let byte = |b: u8| {
+        let x = w ^ (ONES * u64::from(b));
+        x.wrapping_sub(ONES) & !x
+    };
+    let below_space = w.wrapping_sub(ONES * 0x20) & !w;
+    (below_space | byte(0x7f) | byte(b'"') | byte(b'\\') | byte(0xc2) | byte(0xd8) | byte(0xe2))
+        & HIGHS
+        != 0
+}
+
+/// Where the first character [`clean_utf8`] rejects starts, a byte at a time (always a character boundary).
 fn first_hostile(b: &[u8]) -> Option<usize> {
     let mut rest = b;
     let mut at = 0;
@@ -154,12 +184,24 @@ fn push_char_escaped(out: &mut String, c: char) {
         '\r' => out.push_str("\\r"),
         '\t' => out.push_str("\\t"),
         c if (c as u32) < 0x80 && is_hostile(c) => {
-            let _ = write!(out, "\\x{:02x}", c as u32);
+            out.push_str("\\x");
+            push_hex(out, c as u32, 2);
         }
         c if is_hostile(c) => {
-            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            out.push_str("\\u{");
+            push_hex(out, c as u32, 1);
+            out.push('}');
         }
         c => out.push(c),
+    }
+}
+
+/// Appends `n` in lowercase hex, at least `min` digits (as `{:0min$x}` writes it).
+fn push_hex(out: &mut String, n: u32, min: u32) {
+    let digits = (32 - n.leading_zeros()).div_ceil(4).max(min);
+    for k in (0..digits).rev() {
+        let d = (n >> (4 * k)) & 0xf;
+        out.push(char::from_digit(d, 16).unwrap_or('?'));
     }
 }
 
@@ -247,6 +289,48 @@ mod tests {
                 let mut out = String::new();
                 push_escaped(&mut out, &s);
                 assert_eq!(out, old(&s), "{s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn first_hostile_is_found_at_every_offset() {
+        let reference = |s: &str| {
+            s.char_indices()
+                .find(|&(_, c)| is_hostile(c) || c == '"' || c == '\\')
+                .map(|(at, _)| at)
+        };
+        let probes = [
+            '\u{80}', '\u{9f}', '\u{a0}', '\u{61b}', '\u{61c}', '\u{200d}', '\u{200e}',
+            '\u{202a}', '\u{202e}', '\u{202f}', '\u{2065}', '\u{2066}', '\u{2069}', '\u{206a}',
+            'é', '"', '\\', '\u{7f}', '\u{1f}', ' ', '注',
+        ];
+        let fills = ["a", "é", "注", "\u{2000}", "\u{c2}"];
+        for fill in fills {
+            for before in 0..20 {
+                for after in 0..12 {
+                    for p in probes {
+                        let s = format!("{}{p}{}", fill.repeat(before), fill.repeat(after));
+                        assert_eq!(first_hostile(s.as_bytes()), reference(&s), "{s:?}");
+                        assert_eq!(is_clean(&s), reference(&s).is_none(), "{s:?}");
+                        let mut out = String::new();
+                        push_escaped(&mut out, &s);
+                        let mut one = String::new();
+                        s.chars().for_each(|c| push_char_escaped(&mut one, c));
+                        assert_eq!(out, one, "{s:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hex_reads_as_the_formatter_writes_it() {
+        for n in (0..0x300).chain([0xfff, 0x1000, 0x202e, 0xffff, 0x10ffff, u32::MAX]) {
+            for min in [1, 2] {
+                let mut out = String::new();
+                push_hex(&mut out, n, min);
+                assert_eq!(out, format!("{n:0w$x}", w = min as usize));
             }
         }
     }

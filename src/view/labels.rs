@@ -163,7 +163,9 @@ pub fn push_list<T>(
     mut item: impl FnMut(&mut String, T),
 ) {
     let mut items = items.into_iter();
-    for (i, x) in items.by_ref().take(SUMMARY_ITEMS).enumerate() {
+    for i in 0..SUMMARY_ITEMS {
+        // Fewer items than the limit: nothing more to count.
+        let Some(x) = items.next() else { return };
         if i > 0 {
             out.push_str(", ");
         }
@@ -218,9 +220,17 @@ pub fn push_api_version(out: &mut String, msg: &Message<'_>) {
     match (msg.api_key.map(|k| (k, api_name(k))), msg.api_version) {
         (Some((_, Some(name))), v) => {
             out.push_str(name);
-            if let Some(v) = v {
-                out.push_str(" v");
-                push_int(out, v);
+            match v {
+                // Most versions are one digit: written without the formatter.
+                Some(v @ 0..10) => {
+                    out.push_str(" v");
+                    out.push(char::from(b'0' + v as u8));
+                }
+                Some(v) => {
+                    out.push_str(" v");
+                    push_int(out, v);
+                }
+                None => {}
             }
         }
         (Some((k, None)), v) => {
@@ -254,10 +264,24 @@ pub fn list_of<T>(items: &[T], f: impl FnMut(&T) -> String) -> String {
 
 /// A byte count as people read it: `312B`, `12.5KiB`, `3.0MiB`.
 pub fn bytes(n: u64) -> String {
+    let mut s = String::new();
+    push_bytes(&mut s, n);
+    s
+}
+
+/// Appends [`bytes`]'s text.
+pub fn push_bytes(out: &mut String, n: u64) {
     match n {
-        n if n < 10 * 1024 => format!("{n}B"),
-        n if n < 10 * 1024 * 1024 => format!("{:.1}KiB", n as f64 / 1024.0),
-        n => format!("{:.1}MiB", n as f64 / (1024.0 * 1024.0)),
+        n if n < 10 * 1024 => {
+            push_int(out, n);
+            out.push('B');
+        }
+        n if n < 10 * 1024 * 1024 => {
+            let _ = write!(out, "{:.1}KiB", n as f64 / 1024.0);
+        }
+        n => {
+            let _ = write!(out, "{:.1}MiB", n as f64 / (1024.0 * 1024.0));
+        }
     }
 }
 
@@ -386,6 +410,14 @@ mod tests {
     #[test]
     fn byte_counts_read_as_people_read_them() {
         assert_eq!(bytes(312), "312B");
+        for n in [0, 1, 10 * 1024 - 1, 10 * 1024, 12_800, 10 * 1024 * 1024 - 1, 10 << 20, u64::MAX] {
+            let old = match n {
+                n if n < 10 * 1024 => format!("{n}B"),
+                n if n < 10 * 1024 * 1024 => format!("{:.1}KiB", n as f64 / 1024.0),
+                n => format!("{:.1}MiB", n as f64 / (1024.0 * 1024.0)),
+            };
+            assert_eq!(bytes(n), old);
+        }
         assert_eq!(bytes(20 * 1024), "20.0KiB");
     }
 

@@ -32,19 +32,27 @@ pub fn summary(tree: &Tree<'_>) -> String {
 
 /// Appends [`summary`]'s text; whether there was any.
 pub fn push_summary(out: &mut String, tree: &Tree<'_>) -> bool {
+    push_summary_in(out, tree, 0, tree.nodes.len())
+}
+
+/// [`push_summary`] of the records under node `at` (the body: a header has none).
+pub fn push_summary_under(out: &mut String, tree: &Tree<'_>, at: usize) -> bool {
+    let end = tree.nodes.get(at).map_or(at, |n| n.next as usize);
+    push_summary_in(out, tree, at, end)
+}
+
+/// [`push_summary`] of the nodes from `at` up to `end`.
+fn push_summary_in(out: &mut String, tree: &Tree<'_>, at: usize, end: usize) -> bool {
+    let nodes = tree.nodes.get(at..end).unwrap_or_default();
     // Most messages carry no records: one pass over the nodes says so.
-    if !tree
-        .nodes
-        .iter()
-        .any(|n| data(n).is_some_and(|b| !b.is_empty()))
-    {
+    if !nodes.iter().any(|n| data(n).is_some_and(|b| !b.is_empty())) {
         return false;
     }
     let mut parts: Vec<(String, Totals)> = Vec::new();
     let mut all = Totals::default();
     // Element ancestors of the current node, as (depth, index).
     let mut elements: Vec<(u16, usize)> = Vec::new();
-    for (i, n) in tree.nodes.iter().enumerate() {
+    for (i, n) in (at..).zip(nodes) {
         while elements.last().is_some_and(|&(d, _)| d >= n.depth) {
             elements.pop();
         }

@@ -38,15 +38,26 @@ mod paint {
 pub fn push_seconds(out: &mut String, ns: i64) {
     if (0..1 << 53).contains(&ns) && ns % 1000 == 0 {
         let us = ns / 1000;
-        push_int(out, us / 1_000_000);
+        match us / 1_000_000 {
+            s @ 0..10 => out.push(char::from(b'0' + s as u8)),
+            s => push_int(out, s),
+        }
         out.push('.');
+        // The fraction's six digits, zeros first: a seven-digit number's last six.
         let mut num = itoa::Buffer::new();
-        let frac = num.format(us % 1_000_000);
-        out.extend(std::iter::repeat_n('0', 6usize.saturating_sub(frac.len())));
-        out.push_str(frac);
+        let frac = num.format(us % 1_000_000 + 1_000_000);
+        out.push_str(frac.get(1..).unwrap_or(frac));
     } else {
         let _ = write!(out, "{:.6}", ns as f64 / 1e9);
     }
+}
+
+/// Spaces, cut to pad a column.
+const SPACES: &str = "        ";
+
+/// Appends the spaces that pad `len` bytes to `width` (the columns are ASCII).
+fn pad(out: &mut String, width: usize, len: usize) {
+    out.push_str(SPACES.get(..width.saturating_sub(len)).unwrap_or(SPACES));
 }
 
 /// Appends `text` in `style` when colouring, plain otherwise.
@@ -82,7 +93,7 @@ fn write_line_with(out: &mut String, r: &Record<'_>, paint: Option<bool>) {
     let m = &r.msg;
     let mut num = itoa::Buffer::new();
     let packet = num.format(f.packet);
-    out.extend(std::iter::repeat_n(' ', 5usize.saturating_sub(packet.len())));
+    pad(out, 5, packet.len());
     out.push_str(packet);
     out.push_str("  ");
     push_seconds(out, f.ts_ns - r.first_ts_ns);
@@ -103,15 +114,14 @@ fn write_line_with(out: &mut String, r: &Record<'_>, paint: Option<bool>) {
     push_api_version(out, m);
     if color {
         let _ = write!(out, " {}{}", m.kind.as_str(), style.render_reset());
-        let pad = 8usize.saturating_sub(m.kind.as_str().len());
-        out.extend(std::iter::repeat_n(' ', pad));
+        pad(out, 8, m.kind.as_str().len());
         out.push_str(" corr=");
     } else {
-        out.push(' ');
-        out.push_str(m.kind.as_str());
-        let pad = 8usize.saturating_sub(m.kind.as_str().chars().count());
-        out.extend(std::iter::repeat_n(' ', pad));
-        out.push_str(" corr=");
+        // The kind padded to 8 characters, as one piece of text.
+        out.push_str(match m.kind {
+            Kind::Request => " request  corr=",
+            Kind::Response => " response corr=",
+        });
     }
     match m.correlation_id {
         Some(c) => push_int(out, c),
