@@ -274,7 +274,7 @@ impl Decoder {
 mod tests {
     use super::*;
     use crate::net::linktype;
-    use crate::synth::{Flags, Flow, Link, wrap_link};
+    use crate::synth::{Flags, Flow, Link, frag_v4, wrap_link};
     use proptest::prelude::*;
 
     const ACK: Flags = Flags {
@@ -300,27 +300,6 @@ mod tests {
         )
         .with_link(Link::Raw)
         .build(true, 1000, 2000, ACK, payload)
-    }
-
-    /// Splits a raw IPv4 packet into fragments of `size` payload bytes (a multiple of 8).
-    fn frag_v4(ip: &[u8], size: usize, id: u16) -> Vec<Vec<u8>> {
-        let hl = usize::from(ip[0] & 0x0f) * 4;
-        let body = &ip[hl..];
-        body.chunks(size)
-            .enumerate()
-            .map(|(i, chunk)| {
-                let mut p = ip[..hl].to_vec();
-                let off = (i * size / 8) as u16;
-                let more = (i + 1) * size < body.len();
-                let total = (hl + chunk.len()) as u16;
-                p[2..4].copy_from_slice(&total.to_be_bytes());
-                p[4..6].copy_from_slice(&id.to_be_bytes());
-                let flags = off | if more { 0x2000 } else { 0 };
-                p[6..8].copy_from_slice(&flags.to_be_bytes());
-                p.extend_from_slice(chunk);
-                p
-            })
-            .collect()
     }
 
     /// Splits a raw IPv6 packet (no extension headers) with fragment headers.

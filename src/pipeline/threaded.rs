@@ -914,27 +914,8 @@ mod tests {
     use crate::dissect::Record;
     use crate::net::linktype;
     use crate::synth::kafka::{Coordinator, find_coordinator_request, find_coordinator_response};
-    use crate::synth::{Flow, Link};
+    use crate::synth::{Flow, Link, frag_v4};
     use std::ops::ControlFlow;
-
-    /// Splits a raw IPv4 packet into fragments of `size` payload bytes (a multiple of 8).
-    fn frag_v4(ip: &[u8], size: usize, id: u16) -> Vec<Vec<u8>> {
-        let hl = usize::from(ip[0] & 0x0f) * 4;
-        let body = &ip[hl..];
-        body.chunks(size)
-            .enumerate()
-            .map(|(i, chunk)| {
-                let mut p = ip[..hl].to_vec();
-                let off = (i * size / 8) as u16;
-                let more = (i + 1) * size < body.len();
-                p[2..4].copy_from_slice(&((hl + chunk.len()) as u16).to_be_bytes());
-                p[4..6].copy_from_slice(&id.to_be_bytes());
-                p[6..8].copy_from_slice(&(off | if more { 0x2000 } else { 0 }).to_be_bytes());
-                p.extend_from_slice(chunk);
-                p
-            })
-            .collect()
-    }
 
     /// Raw IP packets: Kafka on many connections, some requests IP-fragmented, one
     /// datagram whose last fragment never comes, a segment lost, and a UDP packet.

@@ -333,6 +333,33 @@ fn ack_only() -> Flags {
 const CLIENT_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 0x01];
 const SERVER_MAC: [u8; 6] = [0x02, 0, 0, 0, 0, 0x02];
 
+/// Splits a raw IPv4 packet into fragments of `size` payload bytes (a multiple of 8), as
+/// a sender would: each keeps the header, with its length, `id` and offset/more-fragments set.
+pub fn frag_v4(ip: &[u8], size: usize, id: u16) -> Vec<Vec<u8>> {
+    let hl = usize::from(ip.first().map_or(0, |b| b & 0x0f)) * 4;
+    let (Some(head), Some(body)) = (ip.get(..hl), ip.get(hl..)) else {
+        return Vec::new();
+    };
+    if hl < 20 || size == 0 {
+        return Vec::new();
+    }
+    body.chunks(size)
+        .enumerate()
+        .map(|(i, chunk)| {
+            let mut p = head.to_vec();
+            let off = (i * size / 8) as u16;
+            let more = (i + 1) * size < body.len();
+            let total = (hl + chunk.len()) as u16;
+            let flags = off | if more { 0x2000 } else { 0 };
+            p.splice(2..4, total.to_be_bytes());
+            p.splice(4..6, id.to_be_bytes());
+            p.splice(6..8, flags.to_be_bytes());
+            p.extend_from_slice(chunk);
+            p
+        })
+        .collect()
+}
+
 /// Prepends the link-layer header for `link` to an IP packet.
 pub fn wrap_link(link: Link, ipv4: bool, from_client: bool, ip: &[u8]) -> Vec<u8> {
     let ethertype: u16 = if ipv4 { 0x0800 } else { 0x86DD };
