@@ -33,84 +33,13 @@ struct Event {
 
 impl Event {
     fn get(&self) -> StreamEvent<'_> {
-        match &self.ev {
-            StreamEvent::Data {
-                conn,
-                dir,
-                stream_offset,
-                packet,
-                ts_ns,
-                file,
-                ..
-            } => StreamEvent::Data {
-                conn: *conn,
-                dir: *dir,
-                data: &self.data,
-                stream_offset: *stream_offset,
-                packet: *packet,
-                ts_ns: *ts_ns,
-                file: *file,
-            },
-            other => other.clone(),
-        }
+        self.ev.attach(&self.data)
     }
 }
 
 fn own(packet: u64, ts_ns: i64, ev: StreamEvent<'_>) -> Event {
-    let (ev, data) = match ev {
-        StreamEvent::Data {
-            conn,
-            dir,
-            data,
-            stream_offset,
-            packet,
-            ts_ns,
-            file,
-        } => (
-            StreamEvent::Data {
-                conn,
-                dir,
-                data: &[],
-                stream_offset,
-                packet,
-                ts_ns,
-                file,
-            },
-            data.to_vec(),
-        ),
-        StreamEvent::Opened {
-            conn,
-            a,
-            b,
-            syn_seen,
-            packet,
-        } => (
-            StreamEvent::Opened {
-                conn,
-                a,
-                b,
-                syn_seen,
-                packet,
-            },
-            Vec::new(),
-        ),
-        StreamEvent::Gap { conn, dir, len } => (StreamEvent::Gap { conn, dir, len }, Vec::new()),
-        StreamEvent::Conflict {
-            conn,
-            dir,
-            stream_offset,
-            len,
-        } => (
-            StreamEvent::Conflict {
-                conn,
-                dir,
-                stream_offset,
-                len,
-            },
-            Vec::new(),
-        ),
-        StreamEvent::Closed { conn, reason } => (StreamEvent::Closed { conn, reason }, Vec::new()),
-    };
+    let (ev, data) = ev.detach();
+    let data = data.to_vec();
     Event {
         packet,
         ts_ns,

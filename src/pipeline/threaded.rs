@@ -98,54 +98,8 @@ impl Packets {
     /// Keeps an event released while packet `at` was handled.
     fn event(&mut self, at: Stamp, ev: StreamEvent<'_>) {
         let start = self.bytes.len();
-        let ev = match ev {
-            StreamEvent::Data {
-                conn,
-                dir,
-                data,
-                stream_offset,
-                packet,
-                ts_ns,
-                file,
-            } => {
-                self.bytes.extend_from_slice(data);
-                StreamEvent::Data {
-                    conn,
-                    dir,
-                    data: &[],
-                    stream_offset,
-                    packet,
-                    ts_ns,
-                    file,
-                }
-            }
-            StreamEvent::Opened {
-                conn,
-                a,
-                b,
-                syn_seen,
-                packet,
-            } => StreamEvent::Opened {
-                conn,
-                a,
-                b,
-                syn_seen,
-                packet,
-            },
-            StreamEvent::Gap { conn, dir, len } => StreamEvent::Gap { conn, dir, len },
-            StreamEvent::Conflict {
-                conn,
-                dir,
-                stream_offset,
-                len,
-            } => StreamEvent::Conflict {
-                conn,
-                dir,
-                stream_offset,
-                len,
-            },
-            StreamEvent::Closed { conn, reason } => StreamEvent::Closed { conn, reason },
-        };
+        let (ev, data) = ev.detach();
+        self.bytes.extend_from_slice(data);
         self.items.push(Held {
             at,
             ev,
@@ -177,26 +131,7 @@ impl Packets {
 impl Held {
     /// The event, its bytes (if any) in `bytes`.
     fn event<'b>(&self, bytes: &'b [u8]) -> StreamEvent<'b> {
-        match self.ev {
-            StreamEvent::Data {
-                conn,
-                dir,
-                stream_offset,
-                packet,
-                ts_ns,
-                file,
-                ..
-            } => StreamEvent::Data {
-                conn,
-                dir,
-                data: bytes.get(self.start..self.end).unwrap_or_default(),
-                stream_offset,
-                packet,
-                ts_ns,
-                file,
-            },
-            ref other => other.clone(),
-        }
+        self.ev.attach(bytes.get(self.start..self.end).unwrap_or_default())
     }
 }
 

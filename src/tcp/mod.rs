@@ -92,6 +92,118 @@ pub enum StreamEvent<'a> {
     },
 }
 
+impl<'a> StreamEvent<'a> {
+    /// The event without its bytes, and the bytes: to keep the event past the buffer
+    /// they are in (the bytes copied elsewhere, then [`StreamEvent::attach`]ed).
+    #[inline]
+    pub fn detach(self) -> (StreamEvent<'static>, &'a [u8]) {
+        match self {
+            StreamEvent::Data {
+                conn,
+                dir,
+                data,
+                stream_offset,
+                packet,
+                ts_ns,
+                file,
+            } => (
+                StreamEvent::Data {
+                    conn,
+                    dir,
+                    data: &[],
+                    stream_offset,
+                    packet,
+                    ts_ns,
+                    file,
+                },
+                data,
+            ),
+            StreamEvent::Opened {
+                conn,
+                a,
+                b,
+                syn_seen,
+                packet,
+            } => (
+                StreamEvent::Opened {
+                    conn,
+                    a,
+                    b,
+                    syn_seen,
+                    packet,
+                },
+                &[],
+            ),
+            StreamEvent::Gap { conn, dir, len } => (StreamEvent::Gap { conn, dir, len }, &[]),
+            StreamEvent::Conflict {
+                conn,
+                dir,
+                stream_offset,
+                len,
+            } => (
+                StreamEvent::Conflict {
+                    conn,
+                    dir,
+                    stream_offset,
+                    len,
+                },
+                &[],
+            ),
+            StreamEvent::Closed { conn, reason } => (StreamEvent::Closed { conn, reason }, &[]),
+        }
+    }
+
+    /// This event with `data` as its bytes (only `Data` carries any).
+    #[inline]
+    pub fn attach<'b>(&self, data: &'b [u8]) -> StreamEvent<'b> {
+        match *self {
+            StreamEvent::Data {
+                conn,
+                dir,
+                stream_offset,
+                packet,
+                ts_ns,
+                file,
+                ..
+            } => StreamEvent::Data {
+                conn,
+                dir,
+                data,
+                stream_offset,
+                packet,
+                ts_ns,
+                file,
+            },
+            StreamEvent::Opened {
+                conn,
+                a,
+                b,
+                syn_seen,
+                packet,
+            } => StreamEvent::Opened {
+                conn,
+                a,
+                b,
+                syn_seen,
+                packet,
+            },
+            StreamEvent::Gap { conn, dir, len } => StreamEvent::Gap { conn, dir, len },
+            StreamEvent::Conflict {
+                conn,
+                dir,
+                stream_offset,
+                len,
+            } => StreamEvent::Conflict {
+                conn,
+                dir,
+                stream_offset,
+                len,
+            },
+            StreamEvent::Closed { conn, reason } => StreamEvent::Closed { conn, reason },
+        }
+    }
+}
+
 /// Where some bytes were captured: the packet's number, time and input file
 /// (its index among merged inputs; 0 for a single input).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
