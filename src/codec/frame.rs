@@ -377,7 +377,7 @@ fn root_name(
 }
 
 /// The Frame group with its int32 size.
-fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], DecodeError> {
+fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], Box<DecodeError>> {
     w.open(
         frame,
         "Frame",
@@ -523,7 +523,7 @@ fn finish<'a>(
                         .push(format!("{} bytes after the body", tail.len()));
                     raw(w, tail, RAW_AFTER_BODY);
                 } else {
-                    m.error = Some(w.err(tail, ErrorKind::TrailingBytes(tail.len() as u64)));
+                    m.error = Some(*w.err(tail, ErrorKind::TrailingBytes(tail.len() as u64)));
                     m.body = None;
                     raw(w, tail, RAW_UNDECODED);
                 }
@@ -537,7 +537,7 @@ fn finish<'a>(
                 raw(w, tail, RAW_UNDECODED);
             }
             w.close(end);
-            m.error = Some(e);
+            m.error = Some(*e);
         }
     }
     m.tree = Tree {
