@@ -111,7 +111,7 @@ pub fn dissect<'a>(f: &KafkaMessage<'a>, first_ts_ns: i64) -> Record<'a> {
 
 /// As [`dissect`], building of the body only what `need` asks for (the verdict is the same).
 pub fn dissect_with<'a>(f: &KafkaMessage<'a>, first_ts_ns: i64, need: &Need) -> Record<'a> {
-    let (msg, version_source) = decode_with(f.kind, f.data, f.api, need);
+    let (api, version_source) = version_of(f.kind, f.data, f.api);
     Record {
         packet: f.packet,
         ts_ns: f.ts_ns,
@@ -131,11 +131,37 @@ pub fn dissect_with<'a>(f: &KafkaMessage<'a>, first_ts_ns: i64, need: &Need) -> 
         } else {
             f.warnings.clone()
         },
-        msg,
+        msg: decode_as(f.kind, f.data, api, need),
         version_source,
         file: 0,
         topic_names: IdNames::default(),
         tls: None,
+    }
+}
+
+/// Decodes `data` as a `kind` message with the (key, version) [`version_of`] gave.
+/// Decoded into its place, the message is not copied on its way (it is large).
+#[inline]
+fn decode_as<'a>(kind: Kind, data: &'a [u8], api: Option<(i16, i16)>, need: &Need) -> Message<'a> {
+    let mut m = Message::new(kind);
+    codec::decode_into(data, api, need, &mut m);
+    m
+}
+
+/// The (key, version) to decode a `kind` message as, and where it came from: a request's
+/// header, a response's request, else the one response schema that fits.
+fn version_of(
+    kind: Kind,
+    data: &[u8],
+    api: Option<(i16, i16)>,
+) -> (Option<(i16, i16)>, Option<VersionSource>) {
+    match (kind, api) {
+        (Kind::Request, _) => (None, Some(VersionSource::Header)),
+        (Kind::Response, Some(api)) => (Some(api), Some(VersionSource::Request)),
+        (Kind::Response, None) => match codec::infer_response(data) {
+            Some(api) => (Some(api), Some(VersionSource::Inferred)),
+            None => (None, None),
+        },
     }
 }
 
@@ -155,23 +181,8 @@ pub fn decode_with<'a>(
     api: Option<(i16, i16)>,
     need: &Need,
 ) -> (Message<'a>, Option<VersionSource>) {
-    match (kind, api) {
-        (Kind::Request, _) => (
-            codec::decode_request_with(data, need),
-            Some(VersionSource::Header),
-        ),
-        (Kind::Response, Some(api)) => (
-            codec::decode_response_with(data, Some(api), need),
-            Some(VersionSource::Request),
-        ),
-        (Kind::Response, None) => match codec::infer_response(data) {
-            Some(api) => (
-                codec::decode_response_with(data, Some(api), need),
-                Some(VersionSource::Inferred),
-            ),
-            None => (codec::decode_response_with(data, None, need), None),
-        },
-    }
+    let (api, source) = version_of(kind, data, api);
+    (decode_as(kind, data, api, need), source)
 }
 
 impl<'a> Record<'a> {

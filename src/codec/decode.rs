@@ -20,7 +20,9 @@ mod tagged;
 
 pub(crate) use layout::{Layout, Op, Step, layout_of};
 
-pub(crate) type Res<'a, T> = Result<(&'a [u8], T), DecodeError>;
+/// A walk's result. The error is boxed: errors are rare, and a small `Err` keeps every
+/// `Res` small enough to come back in registers.
+pub(crate) type Res<'a, T> = Result<(&'a [u8], T), Box<DecodeError>>;
 
 pub(crate) const TAGS_IN_STRUCT: &str = "number of tagged fields in this struct";
 pub(crate) const TAGS_IN_HEADER: &str = "number of tagged fields in the header";
@@ -76,17 +78,17 @@ impl<'a> Walker<'a> {
     /// list the error passes through ([`DecodeError::within`]): the walk keeps no path.
     #[cold]
     #[inline(never)]
-    pub fn err(&self, rest: &[u8], kind: ErrorKind) -> DecodeError {
-        DecodeError {
+    pub fn err(&self, rest: &[u8], kind: ErrorKind) -> Box<DecodeError> {
+        Box::new(DecodeError {
             kind,
             path: String::new(),
             offset: self.off(rest),
-        }
+        })
     }
 
     #[cold]
     #[inline(never)]
-    fn truncated(&self, rest: &[u8], need: usize) -> DecodeError {
+    fn truncated(&self, rest: &[u8], need: usize) -> Box<DecodeError> {
         self.err(
             rest,
             ErrorKind::Truncated {

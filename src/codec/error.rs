@@ -37,7 +37,7 @@ pub struct DecodeError {
 impl DecodeError {
     /// The error, under field `name`: the walker adds each field's name as the error
     /// passes out of it, so a walk that succeeds keeps no path at all.
-    pub(crate) fn within(mut self, name: &str) -> DecodeError {
+    pub(crate) fn within(mut self: Box<Self>, name: &str) -> Box<DecodeError> {
         if !self.path.is_empty() && !self.path.starts_with('[') {
             self.path.insert(0, '.');
         }
@@ -46,7 +46,7 @@ impl DecodeError {
     }
 
     /// The error, in element `index` of the list it passes out of.
-    pub(crate) fn at_index(mut self, index: u32) -> DecodeError {
+    pub(crate) fn at_index(mut self: Box<Self>, index: u32) -> Box<DecodeError> {
         let mut at = format!("[{index}]");
         if !self.path.is_empty() {
             at.push('.');

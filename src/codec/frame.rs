@@ -34,7 +34,8 @@ pub struct Message<'a> {
 }
 
 impl Message<'_> {
-    fn new(kind: Kind) -> Self {
+    /// An empty message of `kind`, to decode into (see [`super::Codec::decode_into`]).
+    pub fn new(kind: Kind) -> Self {
         Message {
             kind,
             tree: Tree::default(),
@@ -65,6 +66,18 @@ const RAW_AFTER_BODY: &str = "bytes after the body (brokers ignore them)";
 /// Decodes a request frame (starting at its 4-byte size prefix).
 pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) -> Message<'a> {
     let mut m = Message::new(Kind::Request);
+    decode_request_in(codec, frame, need, &mut m);
+    m
+}
+
+/// [`decode_request`] into `m`, a [`Message::new`] of a request: decoded in place, the
+/// message is not copied on its way out.
+pub(crate) fn decode_request_in<'a>(
+    codec: &Codec,
+    frame: &'a [u8],
+    need: &Need,
+    m: &mut Message<'a>,
+) {
     let start = peek_request_header(frame);
     m.api_key = start.map(|s| s.api_key);
     m.api_version = start.map(|s| s.api_version);
@@ -116,7 +129,7 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
             &mut m.warnings,
         )
     })();
-    finish(&mut m, &mut w, frame, result);
+    finish(m, &mut w, frame, result);
     if let Some(h) = m.tree.child_with_role(0, Role::Header) {
         let r = resolved.as_deref();
         let corr = header_node(&m.tree, h, r.and_then(|r| r.correlation_id), "correlation_id");
@@ -127,7 +140,6 @@ pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) ->
                 _ => None,
             });
     }
-    m
 }
 
 /// Decodes a response frame. `api` is the (key, version) of its request, when known;
@@ -139,6 +151,18 @@ pub(crate) fn decode_response<'a>(
     need: &Need,
 ) -> Message<'a> {
     let mut m = Message::new(Kind::Response);
+    decode_response_in(codec, frame, api, need, &mut m);
+    m
+}
+
+/// [`decode_response`] into `m`, a [`Message::new`] of a response.
+pub(crate) fn decode_response_in<'a>(
+    codec: &Codec,
+    frame: &'a [u8],
+    api: Option<(i16, i16)>,
+    need: &Need,
+    m: &mut Message<'a>,
+) {
     m.api_key = api.map(|a| a.0);
     m.api_version = api.map(|a| a.1);
     let info = m.api_key.and_then(apis::api_info);
@@ -193,13 +217,12 @@ pub(crate) fn decode_response<'a>(
             &mut m.warnings,
         )
     })();
-    finish(&mut m, &mut w, frame, result);
+    finish(m, &mut w, frame, result);
     if let Some(h) = m.tree.child_with_role(0, Role::Header) {
         let at = resolved.as_deref().and_then(|r| r.correlation_id);
         let corr = header_node(&m.tree, h, at, "correlation_id");
         m.correlation_id = int_at(&m.tree, corr).map(|v| v as i32);
     }
-    m
 }
 
 /// What a message's (API key, version) resolves to in a schema set, looked up once per
@@ -354,7 +377,7 @@ fn root_name(
 }
 
 /// The Frame group with its int32 size.
-fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], DecodeError> {
+fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], Box<DecodeError>> {
     w.open(
         frame,
         "Frame",
@@ -500,7 +523,7 @@ fn finish<'a>(
                         .push(format!("{} bytes after the body", tail.len()));
                     raw(w, tail, RAW_AFTER_BODY);
                 } else {
-                    m.error = Some(w.err(tail, ErrorKind::TrailingBytes(tail.len() as u64)));
+                    m.error = Some(*w.err(tail, ErrorKind::TrailingBytes(tail.len() as u64)));
                     m.body = None;
                     raw(w, tail, RAW_UNDECODED);
                 }
@@ -514,7 +537,7 @@ fn finish<'a>(
                 raw(w, tail, RAW_UNDECODED);
             }
             w.close(end);
-            m.error = Some(e);
+            m.error = Some(*e);
         }
     }
     m.tree = Tree {

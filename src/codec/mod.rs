@@ -98,6 +98,21 @@ impl Codec {
         frame::decode_response(self, frame, api, need)
     }
 
+    /// Decodes a `m.kind` frame into `m`, a [`Message::new`], building what `need` asks
+    /// for; `api` is a response's (key, version). In place, the message is not copied.
+    pub fn decode_into<'a>(
+        &self,
+        frame: &'a [u8],
+        api: Option<(i16, i16)>,
+        need: &Need,
+        m: &mut Message<'a>,
+    ) {
+        match m.kind {
+            Kind::Request => frame::decode_request_in(self, frame, need, m),
+            Kind::Response => frame::decode_response_in(self, frame, api, need, m),
+        }
+    }
+
     /// The one (API key, version) whose response schema decodes the whole frame
     /// (no error, no bytes left over), or `None` when none or several do.
     pub fn infer_response(&self, frame: &[u8]) -> Option<(i16, i16)> {
@@ -250,6 +265,16 @@ pub fn response_candidates() -> impl Iterator<Item = (i16, i16)> {
 
 /// The one (API key, version) whose response schema decodes the whole frame,
 /// or `None` when none or several do: a guess is never made.
+/// [`Codec::decode_into`] with the process-wide codec.
+pub fn decode_into<'a>(
+    frame: &'a [u8],
+    api: Option<(i16, i16)>,
+    need: &Need,
+    m: &mut Message<'a>,
+) {
+    current().decode_into(frame, api, need, m);
+}
+
 pub fn infer_response(frame: &[u8]) -> Option<(i16, i16)> {
     current().infer_response(frame)
 }
