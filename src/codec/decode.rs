@@ -551,21 +551,7 @@ impl<'a> Walker<'a> {
         };
         if build {
             let value = fixed_value(p, data);
-            if f.secret || self.api_key == Some(envelope::ENVELOPE) {
-                self.special_leaf(i, rest, f, value, Prefix::None);
-            } else {
-                self.leaf(
-                    i,
-                    rest,
-                    &f.name,
-                    None,
-                    &f.type_name,
-                    value,
-                    Prefix::None,
-                    &f.about,
-                    Role::Field,
-                );
-            }
+            self.field_leaf(i, rest, f, value, Prefix::None);
         }
         Ok((rest, ()))
     }
@@ -600,6 +586,20 @@ impl<'a> Walker<'a> {
         if !build {
             return Ok((rest, ()));
         }
+        self.field_leaf(i, rest, f, value, prefix);
+        Ok((rest, ()))
+    }
+
+    /// A built field's node: a secret or an Envelope's message out of line, else a leaf.
+    #[inline(always)]
+    fn field_leaf(
+        &mut self,
+        i: &'a [u8],
+        rest: &'a [u8],
+        f: &'static Field,
+        value: Value<'a>,
+        prefix: Prefix,
+    ) {
         if f.secret || self.api_key == Some(envelope::ENVELOPE) {
             self.special_leaf(i, rest, f, value, prefix);
         } else {
@@ -615,7 +615,6 @@ impl<'a> Walker<'a> {
                 Role::Field,
             );
         }
-        Ok((rest, ()))
     }
 
     /// A built value with a meaning beyond its type: a secret (redacted, and SASL's user
