@@ -1,6 +1,23 @@
 //! The `kwire` command line.
 #![forbid(unsafe_code)]
 
+/// `eprintln!`, except that a stderr closed early (a pipe whose reader left) drops the
+/// message instead of panicking: kwire's messages and report are not worth a crash.
+macro_rules! errln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
+/// `eprint!`, as [`errln!`].
+macro_rules! err {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($t)*);
+    }};
+}
+
 mod cli;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};

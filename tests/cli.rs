@@ -234,3 +234,26 @@ fn end_of_run_statistics_on_stderr() {
     assert_eq!(out.stdout.lines().count(), 1);
     assert!(out.stderr.contains("1 Kafka messages"), "{}", out.stderr);
 }
+
+/// A stderr whose reader has gone (`kwire read F 2>&1 >/dev/null | head -1`): the notes
+/// and the end-of-run report are dropped, not a panic (exit 101).
+#[test]
+fn a_closed_stderr_is_not_a_crash() {
+    use std::process::{Command, Stdio};
+    let f = pcap_packets(Link::Ethernet, &merged(&[&flow()]));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kwire"))
+        .arg("read")
+        .arg(f.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the read end before kwire writes anything.
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "kwire read with stderr closed: {status}"
+    );
+}

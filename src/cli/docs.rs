@@ -18,7 +18,7 @@ pub(crate) fn completions(shell: clap_complete::Shell) -> ExitCode {
 pub(crate) fn man() -> ExitCode {
     let mut out = Vec::new();
     if let Err(e) = render_man(&mut out) {
-        eprintln!("kwire: cannot render the man page: {e}");
+        errln!("kwire: cannot render the man page: {e}");
         return ExitCode::from(1);
     }
     let _ = io::stdout().lock().write_all(&out);

@@ -30,7 +30,7 @@ pub(crate) fn read(args: &ReadArgs) -> ExitCode {
     let printer = match args.out.printer(false) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("kwire: {e}");
+            errln!("kwire: {e}");
             return ExitCode::from(1);
         }
     };
@@ -77,7 +77,7 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
     let filter = match kwire::Filter::parse(args.filter.as_deref().unwrap_or("")) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("kwire: {e}");
+            errln!("kwire: {e}");
             return ExitCode::from(1);
         }
     };
@@ -94,7 +94,7 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
         Some(path) => match std::fs::File::create(path) {
             Ok(f) => Some((f, path)),
             Err(e) => {
-                eprintln!("kwire: cannot write {}: {e}", path.display());
+                errln!("kwire: cannot write {}: {e}", path.display());
                 return ExitCode::from(1);
             }
         },
@@ -132,7 +132,7 @@ pub(crate) fn stats(args: &StatsArgs) -> ExitCode {
     if let Some((f, path)) = &mut html {
         let page = kwire::analysis_html(&a, &args.files.join(" + "));
         if let Err(e) = f.write_all(page.as_bytes()).and_then(|()| f.flush()) {
-            eprintln!("kwire: cannot write {}: {e}", path.display());
+            errln!("kwire: cannot write {}: {e}", path.display());
             return ExitCode::from(1);
         }
     }

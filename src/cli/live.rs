@@ -36,7 +36,7 @@ impl<F: FnMut(&Record<'_>) -> ControlFlow<()>> Hooks for LiveHooks<'_, F> {
     fn poll(&mut self, source: &mut Source) -> ControlFlow<()> {
         if !self.warned && source.packets_read() == 0 && self.started.elapsed() >= SILENT_AFTER {
             self.warned = true;
-            eprintln!(
+            errln!(
                 "kwire: no packet on {} has matched the capture filter {:?} in {} s; still capturing (see -i and -f)",
                 self.iface,
                 self.bpf,
@@ -53,7 +53,7 @@ pub(crate) fn live(args: &LiveArgs) -> ExitCode {
     let mut printer = match args.out.printer(true) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("kwire: {e}");
+            errln!("kwire: {e}");
             return ExitCode::from(1);
         }
     };
@@ -71,7 +71,7 @@ pub(crate) fn live(args: &LiveArgs) -> ExitCode {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     if let Err(e) = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)) {
-        eprintln!("kwire: cannot catch Ctrl-C ({e}); stop with -c or --duration");
+        errln!("kwire: cannot catch Ctrl-C ({e}); stop with -c or --duration");
     }
     source.stop_when(stop);
     if let Some(secs) = args.duration {
@@ -81,7 +81,7 @@ pub(crate) fn live(args: &LiveArgs) -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
-    eprintln!("kwire: capturing on {} (filter: {})", args.iface, args.bpf);
+    errln!("kwire: capturing on {} (filter: {})", args.iface, args.bpf);
     let need = printer.need();
     let mut hooks = LiveHooks {
         need,
@@ -102,15 +102,17 @@ pub(crate) fn live(args: &LiveArgs) -> ExitCode {
         report(&stats);
         nothing_found(&stats, &cfg);
         if let Some(p) = pcap_stats {
-            eprintln!(
+            errln!(
                 "  libpcap: {} packets received, {} dropped by the kernel, {} dropped by the interface",
-                p.received, p.dropped_by_kernel, p.dropped_by_interface
+                p.received,
+                p.dropped_by_kernel,
+                p.dropped_by_interface
             );
         }
     }
     match (end, flushed) {
         (End::Damaged(e), _) | (End::Complete, Err(e)) => {
-            eprintln!("kwire: {e}");
+            errln!("kwire: {e}");
             ExitCode::from(2)
         }
         (End::Complete, Ok(())) => ExitCode::SUCCESS,
@@ -123,7 +125,7 @@ pub(crate) fn tui(args: &TuiArgs) -> ExitCode {
     // before the filter, whose field names come from them.
     let _ = args.common.schemas();
     if let Err(e) = Filter::parse(args.filter.as_deref().unwrap_or("")) {
-        eprintln!("kwire: {e}");
+        errln!("kwire: {e}");
         return ExitCode::from(1);
     }
     let input = match (&args.iface, args.file.as_slice()) {
@@ -140,7 +142,7 @@ pub(crate) fn tui(args: &TuiArgs) -> ExitCode {
             Err(code) => return code,
         },
         (None, []) => {
-            eprintln!("kwire: name a capture file, or an interface with -i");
+            errln!("kwire: name a capture file, or an interface with -i");
             return ExitCode::from(1);
         }
     };
@@ -162,7 +164,7 @@ pub(crate) fn tui(args: &TuiArgs) -> ExitCode {
     match run_tui(input, opts) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("kwire: terminal: {e}");
+            errln!("kwire: terminal: {e}");
             ExitCode::from(1)
         }
     }

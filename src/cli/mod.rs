@@ -25,10 +25,10 @@ pub(crate) fn load_schemas(paths: &[PathBuf], show_secrets: bool) -> Notes {
     let opted_out = paths.is_empty() && search.env.as_ref().is_some_and(|e| e.is_empty());
     let loaded = search.load();
     for p in &loaded.problems {
-        eprintln!("kwire: schemas: {p}");
+        errln!("kwire: schemas: {p}");
     }
     if !opted_out {
-        eprintln!("{}", loaded.description);
+        errln!("{}", loaded.description);
     }
     let codec = Codec::new(loaded.schemas, DecodeOptions { show_secrets });
     // Only main sets it, once, before any message is decoded.
@@ -62,7 +62,7 @@ impl Notes {
     pub(crate) fn say(&mut self, note: &str) {
         // Bounded by the number of API keys and versions.
         if !self.seen.contains(note) {
-            eprintln!("kwire: {note}");
+            errln!("kwire: {note}");
             self.seen.insert(note.to_string());
         }
     }
@@ -79,9 +79,9 @@ impl Notes {
 /// One line per capture problem, with a hint at the fix; exit status 1.
 pub(crate) fn open_failed(what: &str, e: CaptureError) -> ExitCode {
     let (message, hint) = e.explain(what);
-    eprintln!("kwire: {message}");
+    errln!("kwire: {message}");
     if let Some(h) = hint {
-        eprintln!("hint: {h}");
+        errln!("hint: {h}");
     }
     ExitCode::from(1)
 }
@@ -94,7 +94,7 @@ pub(crate) fn configure(
     files: &[String],
 ) -> Result<kwire::Config, ExitCode> {
     if let Err(e) = cfg.keys.check() {
-        eprintln!("kwire: {e}");
+        errln!("kwire: {e}");
         return Err(ExitCode::from(1));
     }
     for f in files {
@@ -108,7 +108,7 @@ pub(crate) fn ended(end: End) -> ExitCode {
     match end {
         End::Complete => ExitCode::SUCCESS,
         End::Damaged(e) => {
-            eprintln!("kwire: {e}");
+            errln!("kwire: {e}");
             ExitCode::from(2)
         }
     }
@@ -116,13 +116,13 @@ pub(crate) fn ended(end: End) -> ExitCode {
 
 /// The end-of-run statistics, on stderr.
 pub(crate) fn report(s: &RunStats) {
-    eprint!("{}", kwire::report_text(s));
+    err!("{}", kwire::report_text(s));
 }
 
 /// When no connection was Kafka, why: the busiest ports, and a `--port` to try.
 pub(crate) fn nothing_found(s: &RunStats, cfg: &Config) {
     if let Some(line) = kwire::nothing_found_text(s, &cfg.kafka.ports) {
-        eprint!("{line}");
+        err!("{line}");
     }
 }
 
@@ -130,7 +130,7 @@ pub(crate) fn interfaces() -> ExitCode {
     let devices = match pcap::Device::list() {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("kwire: cannot list interfaces: {e}");
+            errln!("kwire: cannot list interfaces: {e}");
             return ExitCode::from(1);
         }
     };
