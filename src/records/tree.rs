@@ -359,10 +359,13 @@ impl RecordsTree {
             let Some(n) = self.nodes.get(at) else { return };
             let next = n.next as usize;
             self.line(pen, prefix, n);
-            let len = prefix.len();
-            prefix.push_str(if next == end { "    " } else { "|   " });
-            self.render_children(pen, prefix, at + 1, next);
-            prefix.truncate(len);
+            // A leaf (most nodes) draws nothing under it: no prefix to grow, no call.
+            if next > at + 1 {
+                let len = prefix.len();
+                prefix.push_str(if next == end { "    " } else { "|   " });
+                self.render_children(pen, prefix, at + 1, next);
+                prefix.truncate(len);
+            }
             at = next.max(at + 1);
         }
     }
@@ -425,11 +428,7 @@ impl RecordsTree {
         } else {
             base_offset(pen.base, n.offset)
         };
-        out.push_str(" [0x");
-        push_hex4(out, offset);
-        out.push_str(", ");
-        out.push_str(num.format(n.len as u32));
-        out.push_str("B]");
+        push_place(out, offset, n.len as u32);
         push_about(out, about);
         out.push('\n');
     }
@@ -489,10 +488,12 @@ fn bytes(out: &mut String, b: Option<&[u8]>) {
         return;
     };
     let shown = b.get(..BYTES_SHOWN).unwrap_or(b);
-    let mut hex = [0u8; 2 * BYTES_SHOWN];
-    for (pair, &x) in hex.chunks_exact_mut(2).zip(shown) {
-        pair.copy_from_slice(HEX.get(usize::from(x)).unwrap_or(b"??"));
+    let mut hex = [[0u8; 2]; BYTES_SHOWN];
+    // Whole pairs assigned, not copied as slices (a call per byte).
+    for (pair, &x) in hex.iter_mut().zip(shown) {
+        *pair = HEX.get(usize::from(x)).copied().unwrap_or(*b"??");
     }
+    let hex = hex.as_flattened();
     // Hex digits are ASCII.
     out.push_str(std::str::from_utf8(hex.get(..shown.len() * 2).unwrap_or_default()).unwrap_or_default());
     if b.len() > BYTES_SHOWN {
@@ -500,12 +501,11 @@ fn bytes(out: &mut String, b: Option<&[u8]>) {
     }
 }
 
-/// `{:04x}`, without the formatter.
-fn push_hex4(out: &mut String, v: u32) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let width = (32 - v.leading_zeros()).div_ceil(4).max(4);
-    for k in (0..width).rev() {
-        let d = DIGITS.get(((v >> (4 * k)) & 0xf) as usize).copied().unwrap_or(b'?');
-        out.push(char::from(d));
-    }
+/// ` [0x{offset:04x}, {len}B]`, as `view::tree` writes a node's place.
+fn push_place(out: &mut String, offset: u32, len: u32) {
+    out.push_str(" [0x");
+    crate::view::labels::push_hex4(out, offset);
+    out.push_str(", ");
+    crate::view::labels::push_int(out, len);
+    out.push_str("B]");
 }

@@ -63,7 +63,15 @@ fn clean_utf8(b: &[u8]) -> bool {
         }
         at += 8;
     }
-    first_hostile(words.remainder()).is_none()
+    let rest = words.remainder();
+    // The last eight bytes as one word, overlapping bytes already checked: a hostile
+    // character that ends in the rest starts in it, or in a word checked above.
+    if let (false, Some(w)) = (rest.is_empty(), b.last_chunk::<8>())
+        && !may_start_hostile(u64::from_le_bytes(*w))
+    {
+        return true;
+    }
+    first_hostile(rest).is_none()
 }
 
 /// Whether a byte of `w` is an ASCII byte to escape or a lead byte of a hostile character.

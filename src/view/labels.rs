@@ -70,6 +70,73 @@ fn with_v4_text<R>(a: &std::net::SocketAddrV4, f: impl FnOnce(&str) -> R) -> R {
     })
 }
 
+/// Appends `src → dst`, as [`push_addr`] writes each.
+pub fn push_addr_pair(out: &mut String, src: &SocketAddr, dst: &SocketAddr) {
+    let (SocketAddr::V4(s), SocketAddr::V4(d)) = (src, dst) else {
+        push_addr(out, src);
+        out.push_str(" → ");
+        push_addr(out, dst);
+        return;
+    };
+    with_pair_text(s, d, |t| out.push_str(t));
+}
+
+/// Slots of [`with_pair_text`]: a connection's two directions each take one.
+const PAIR_SLOTS: usize = 4096;
+
+type PairSlot = (std::net::SocketAddrV4, std::net::SocketAddrV4, String);
+
+thread_local! {
+    static PAIR_TEXT: std::cell::RefCell<Vec<PairSlot>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Calls `f` with `src → dst`, kept as [`with_v4_text`] keeps one address: a line
+/// takes the pair's text in one piece.
+fn with_pair_text<R>(
+    s: &std::net::SocketAddrV4,
+    d: &std::net::SocketAddrV4,
+    f: impl FnOnce(&str) -> R,
+) -> R {
+    let write = |text: &mut String| {
+        push_addr(text, &SocketAddr::V4(*s));
+        text.push_str(" → ");
+        push_addr(text, &SocketAddr::V4(*d));
+    };
+    let (sp, dp) = (u32::from(s.port()), u32::from(d.port()));
+    let key = (u32::from(*s.ip()) ^ sp.rotate_left(16))
+        .wrapping_mul(0x9E37_79B9)
+        .wrapping_add(u32::from(*d.ip()) ^ dp.rotate_left(7));
+    // The top twelve bits of a multiplicative hash: one of the 4096 slots.
+    let slot = (key.wrapping_mul(0x85EB_CA6B) >> 20) as usize;
+    PAIR_TEXT.with(|cell| {
+        let Ok(mut slots) = cell.try_borrow_mut() else {
+            let mut text = String::with_capacity(48);
+            write(&mut text);
+            return f(&text);
+        };
+        if slots.is_empty() {
+            let unset = std::net::SocketAddrV4::new(std::net::Ipv4Addr::UNSPECIFIED, 0);
+            slots.resize(PAIR_SLOTS, (unset, unset, String::new()));
+        }
+        match slots.get_mut(slot) {
+            Some((at_s, at_d, text)) => {
+                if at_s != s || at_d != d || text.is_empty() {
+                    (*at_s, *at_d) = (*s, *d);
+                    text.clear();
+                    write(text);
+                }
+                f(text)
+            }
+            None => {
+                let mut text = String::with_capacity(48);
+                write(&mut text);
+                f(&text)
+            }
+        }
+    })
+}
+
 /// Writes `ip:port` (what [`push_addr`] appends), with nothing kept.
 fn write_addr(out: &mut String, a: &SocketAddr) {
     match a {
@@ -111,9 +178,86 @@ pub fn push_addr_bytes(out: &mut Vec<u8>, a: &SocketAddr) {
     }
 }
 
-/// Appends an integer in decimal, as `{}` writes it, without the formatter.
-pub fn push_int(out: &mut String, n: impl itoa::Integer) {
-    out.push_str(itoa::Buffer::new().format(n));
+/// Appends an integer in decimal, as `{}` writes it, without the formatter. Most are
+/// small (ids, counts, versions): up to two digits go in as characters.
+#[inline]
+pub fn push_int<N: itoa::Integer + TryInto<u16> + Copy>(out: &mut String, n: N) {
+    match n.try_into() {
+        Ok(small) if small < 100 => push_small(out, small),
+        _ => out.push_str(itoa::Buffer::new().format(n)),
+    }
+}
+
+/// The last decimal digit of `n`, as a character. Computed, not looked up, so the
+/// compiler sees an ASCII character and appends it as one byte.
+#[inline]
+fn digit(n: u32) -> char {
+    char::from(b'0' + (n % 10) as u8)
+}
+
+/// Appends `n` (below 100) in decimal.
+#[inline]
+fn push_small(out: &mut String, n: u16) {
+    let n = u32::from(n);
+    if n >= 10 {
+        out.push(digit(n / 10));
+    }
+    out.push(digit(n));
+}
+
+/// Every byte's two lowercase hex digits, in order: `000102…ff`.
+const HEX_PAIRS: &str = {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    const BYTES: [u8; 512] = {
+        let mut t = [0u8; 512];
+        let mut i = 0;
+        while i < 256 {
+            t[2 * i] = DIGITS[i >> 4];
+            t[2 * i + 1] = DIGITS[i & 0x0f];
+            i += 1;
+        }
+        t
+    };
+    match std::str::from_utf8(&BYTES) {
+        Ok(s) => s,
+        Err(_) => panic!("hex digits are ASCII"),
+    }
+};
+
+/// The two hex digits of a byte.
+#[inline]
+pub(crate) fn hex_pair(x: u8) -> &'static str {
+    let at = 2 * usize::from(x);
+    HEX_PAIRS.get(at..at + 2).unwrap_or("??")
+}
+
+/// The last hex digit of `n`, as a character (computed: the compiler sees ASCII).
+#[inline]
+fn hex_digit(n: u32) -> char {
+    let d = (n & 0xf) as u8;
+    char::from(if d < 10 { b'0' + d } else { b'a' - 10 + d })
+}
+
+/// Appends `{:04x}` of `v`, without the formatter: the low 16 bits as two pairs from
+/// the table, any higher digits one at a time.
+pub(crate) fn push_hex4(out: &mut String, v: u32) {
+    let hi = v >> 16;
+    if hi != 0 {
+        for k in (0..(32 - hi.leading_zeros()).div_ceil(4)).rev() {
+            out.push(hex_digit(hi >> (4 * k)));
+        }
+    }
+    let [a, b] = (v as u16).to_be_bytes();
+    out.push_str(hex_pair(a));
+    out.push_str(hex_pair(b));
+}
+
+/// Appends `n` with exactly six digits, zeros first (`n` below 1,000,000).
+#[inline]
+pub(crate) fn push_six_digits(out: &mut String, n: u32) {
+    for k in [100_000, 10_000, 1000, 100, 10, 1] {
+        out.push(digit(n / k));
+    }
 }
 
 /// Items of a list a summary line shows before `+N more` (tree and JSON show all).
@@ -348,8 +492,18 @@ mod tests {
                 let mut b = Vec::new();
                 push_addr_bytes(&mut b, &sa);
                 assert_eq!(String::from_utf8(b).unwrap(), sa.to_string());
+                let back = SocketAddr::V4(std::net::SocketAddrV4::new(ip, 9092));
+                let mut p = String::new();
+                push_addr_pair(&mut p, &sa, &back);
+                push_addr_pair(&mut p, &back, &sa);
+                assert_eq!(p, format!("{sa} → {back}{back} → {sa}"));
             }
         }
+        let v6: SocketAddr = "[::1]:9093".parse().unwrap();
+        let v4: SocketAddr = "10.0.0.1:9092".parse().unwrap();
+        let mut p = String::new();
+        push_addr_pair(&mut p, &v6, &v4);
+        assert_eq!(p, "[::1]:9093 → 10.0.0.1:9092");
     }
 
     #[test]

@@ -113,6 +113,15 @@ impl Look {
                         *line = Vec::new();
                     }
                 });
+            } else if out.is_empty() {
+                // Nothing before it (one thread): written in place, not copied over.
+                let mut line = String::from_utf8(std::mem::take(out)).unwrap_or_default();
+                self.write_text(&mut line, r);
+                fits = line.len() <= SPILL_AT;
+                *out = line.into_bytes();
+                if !fits {
+                    *out = Vec::new();
+                }
             } else {
                 LINE.with(|line| {
                     let mut line = line.borrow_mut();

@@ -43,10 +43,8 @@ pub fn push_seconds(out: &mut String, ns: i64) {
             s => push_int(out, s),
         }
         out.push('.');
-        // The fraction's six digits, zeros first: a seven-digit number's last six.
-        let mut num = itoa::Buffer::new();
-        let frac = num.format(us % 1_000_000 + 1_000_000);
-        out.push_str(frac.get(1..).unwrap_or(frac));
+        // The fraction's six digits, zeros first.
+        super::labels::push_six_digits(out, (us % 1_000_000) as u32);
     } else {
         let _ = write!(out, "{:.6}", ns as f64 / 1e9);
     }
@@ -98,9 +96,7 @@ fn write_line_with(out: &mut String, r: &Record<'_>, paint: Option<bool>) {
     out.push_str("  ");
     push_seconds(out, f.ts_ns - r.first_ts_ns);
     out.push_str("  ");
-    push_addr(out, &f.src);
-    out.push_str(" → ");
-    push_addr(out, &f.dst);
+    super::labels::push_addr_pair(out, &f.src, &f.dst);
     // Carried in TLS and decrypted.
     out.push_str(if r.tls.is_some() { "  tls " } else { "  " });
     let style = match m.kind {

@@ -2,7 +2,7 @@
 //! `[0xOFFSET, NB]` and the schema's description.
 
 use super::escape::push_escaped;
-use super::labels::{push_addr, push_api_version, push_int, push_latency};
+use super::labels::{push_api_version, push_hex4, push_int, push_latency};
 use crate::codec::{Node, Prefix, Role, Tree, Value};
 use crate::proto::{api_name, error_name};
 use std::borrow::Cow;
@@ -185,16 +185,6 @@ fn push_about(out: &mut String, about: &str) {
     }
 }
 
-/// `{:04x}` of an offset, without the formatter.
-fn push_hex4(out: &mut String, v: u32) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let digit = |n: u32| char::from(DIGITS.get((n & 0xf) as usize).copied().unwrap_or(b'?'));
-    // Four digits at least, as many as the value needs.
-    let width = (32 - v.leading_zeros()).div_ceil(4).max(4);
-    for k in (0..width).rev() {
-        out.push(digit(v >> (4 * k)));
-    }
-}
 
 /// The description shown for a node, as the seed trees give it.
 pub fn about(n: &Node<'_>, version: Option<i64>) -> String {
@@ -402,9 +392,7 @@ pub fn write_record(out: &mut String, r: &crate::dissect::Record<'_>) {
     out.push_str("Frame ");
     push_int(out, f.packet);
     out.push_str(": ");
-    push_addr(out, &f.src);
-    out.push_str(" → ");
-    push_addr(out, &f.dst);
+    super::labels::push_addr_pair(out, &f.src, &f.dst);
     out.push_str(", ");
     super::summary::push_seconds(out, f.ts_ns - r.first_ts_ns);
     out.push_str(" s, ");
