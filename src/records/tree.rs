@@ -428,7 +428,7 @@ impl RecordsTree {
         } else {
             base_offset(pen.base, n.offset)
         };
-        push_place(out, offset, n.len as u32);
+        crate::view::labels::push_place(out, offset, n.len as u32);
         push_about(out, about);
         out.push('\n');
     }
@@ -501,11 +501,3 @@ fn bytes(out: &mut String, b: Option<&[u8]>) {
     }
 }
 
-/// ` [0x{offset:04x}, {len}B]`, as `view::tree` writes a node's place.
-fn push_place(out: &mut String, offset: u32, len: u32) {
-    out.push_str(" [0x");
-    crate::view::labels::push_hex4(out, offset);
-    out.push_str(", ");
-    crate::view::labels::push_int(out, len);
-    out.push_str("B]");
-}

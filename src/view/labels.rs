@@ -226,7 +226,7 @@ const HEX_PAIRS: &str = {
 
 /// The two hex digits of a byte.
 #[inline]
-pub(crate) fn hex_pair(x: u8) -> &'static str {
+fn hex_pair(x: u8) -> &'static str {
     let at = 2 * usize::from(x);
     HEX_PAIRS.get(at..at + 2).unwrap_or("??")
 }
@@ -239,7 +239,7 @@ fn hex_digit(n: u32) -> char {
 }
 
 /// Appends `{:04x}` of `v`, without the formatter: the low 16 bits as two pairs from
-/// the table, any higher digits one at a time.
+/// the table (copied whole), any higher digits one at a time.
 pub(crate) fn push_hex4(out: &mut String, v: u32) {
     let hi = v >> 16;
     if hi != 0 {
@@ -252,13 +252,15 @@ pub(crate) fn push_hex4(out: &mut String, v: u32) {
     out.push_str(hex_pair(b));
 }
 
-/// Appends `n` with exactly six digits, zeros first (`n` below 1,000,000).
-#[inline]
-pub(crate) fn push_six_digits(out: &mut String, n: u32) {
-    for k in [100_000, 10_000, 1000, 100, 10, 1] {
-        out.push(digit(n / k));
-    }
+/// ` [0x{offset:04x}, {len}B]`: where a tree node lies.
+pub(crate) fn push_place(out: &mut String, offset: u32, len: u32) {
+    out.push_str(" [0x");
+    push_hex4(out, offset);
+    out.push_str(", ");
+    push_int(out, len);
+    out.push_str("B]");
 }
+
 
 /// Items of a list a summary line shows before `+N more` (tree and JSON show all).
 pub const SUMMARY_ITEMS: usize = 3;
@@ -550,6 +552,17 @@ mod tests {
             format!("{}\\x1b…", "a".repeat(SUMMARY_CHARS - 1))
         );
         assert_eq!(short(""), "");
+    }
+
+    #[test]
+    fn places_read_as_the_formatter_writes_them() {
+        for v in [0, 1, 0xf, 0x10, 0xfff, 0x1000, 0xffff, 0x1_0000, 0xabcde, u32::MAX] {
+            for len in [0, 1, 9, 10, 42, 99, 100, 65_535, u32::MAX] {
+                let mut out = String::new();
+                push_place(&mut out, v, len);
+                assert_eq!(out, format!(" [0x{v:04x}, {len}B]"));
+            }
+        }
     }
 
     #[test]

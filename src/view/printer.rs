@@ -344,9 +344,18 @@ impl Printer {
     }
 }
 
+/// A message this long (a tree of record batches) is written straight out, after what
+/// is buffered: copying it into the buffer first would cost more than the write.
+const DIRECT: usize = 8 << 10;
+
 /// Writes one printed message, flushed with `flush`.
 fn write(out: &RefCell<Stdout>, flush: bool, bytes: &[u8]) -> io::Result<()> {
     let mut out = out.borrow_mut();
-    out.write_all(bytes)
-        .and_then(|()| if flush { out.flush() } else { Ok(()) })
+    if bytes.len() >= DIRECT {
+        out.flush()?;
+        out.get_mut().write_all(bytes)?;
+    } else {
+        out.write_all(bytes)?;
+    }
+    if flush { out.flush() } else { Ok(()) }
 }

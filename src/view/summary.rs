@@ -43,8 +43,10 @@ pub fn push_seconds(out: &mut String, ns: i64) {
             s => push_int(out, s),
         }
         out.push('.');
-        // The fraction's six digits, zeros first.
-        super::labels::push_six_digits(out, (us % 1_000_000) as u32);
+        // The fraction's six digits, zeros first: a seven-digit number's last six.
+        let mut num = itoa::Buffer::new();
+        let frac = num.format(us % 1_000_000 + 1_000_000);
+        out.push_str(frac.get(1..).unwrap_or(frac));
     } else {
         let _ = write!(out, "{:.6}", ns as f64 / 1e9);
     }

@@ -2,7 +2,7 @@
 //! `[0xOFFSET, NB]` and the schema's description.
 
 use super::escape::push_escaped;
-use super::labels::{push_api_version, push_hex4, push_int, push_latency};
+use super::labels::{push_api_version, push_int, push_latency};
 use crate::codec::{Node, Prefix, Role, Tree, Value};
 use crate::proto::{api_name, error_name};
 use std::borrow::Cow;
@@ -132,11 +132,7 @@ fn line(out: &mut String, prefix: Option<&str>, tree: &Tree<'_>, i: usize, at: &
     if let Some(name) = named(at.named, i) {
         topic_note(out, name);
     }
-    out.push_str(" [0x");
-    push_hex4(out, n.offset);
-    out.push_str(", ");
-    push_int(out, n.len);
-    out.push_str("B]");
+    super::labels::push_place(out, n.offset, n.len);
     match (n.role, n.value) {
         // The generated descriptions are short: written in place, never cut.
         (Role::Body, _) => {
@@ -544,7 +540,7 @@ mod tests {
     fn offsets_read_as_the_formatter_writes_them() {
         for v in [0, 1, 0xf, 0x10, 0xfff, 0x1000, 0xffff, 0x1_0000, 0xabcde, u32::MAX] {
             let mut out = String::new();
-            super::push_hex4(&mut out, v);
+            crate::view::labels::push_hex4(&mut out, v);
             assert_eq!(out, format!("{v:04x}"));
         }
     }
