@@ -206,6 +206,8 @@ fn push_small(out: &mut String, n: u16) {
 }
 
 /// Every byte's two lowercase hex digits, in order: `000102…ff`.
+// Evaluated at compile time: an index out of range would fail the build, not a run.
+#[allow(clippy::indexing_slicing)]
 const HEX_PAIRS: &str = {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     const BYTES: [u8; 512] = {
