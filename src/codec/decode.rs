@@ -26,6 +26,8 @@ pub(crate) type Res<'a, T> = Result<(&'a [u8], T), Box<DecodeError>>;
 
 pub(crate) const TAGS_IN_STRUCT: &str = "number of tagged fields in this struct";
 pub(crate) const TAGS_IN_HEADER: &str = "number of tagged fields in the header";
+pub(crate) const SIZE_GROUP: &str = "Frame";
+pub(crate) const SIZE_GROUP_ABOUT: &str = "length-delimited framing";
 
 /// Builds the flat node list while walking a frame.
 pub(crate) struct Walker<'a> {
@@ -214,6 +216,44 @@ impl<'a> Walker<'a> {
             about,
             role,
             depth: self.depth,
+            next,
+        });
+    }
+
+    /// The size prefix's Frame group and its int32 `size` leaf, from `from` up to `to`,
+    /// as [`Walker::open`], [`Walker::leaf`] and [`Walker::close`] build them, at once.
+    pub fn size_prefix_nodes(&mut self, from: &[u8], to: &[u8], size: i32) {
+        if !self.build {
+            return;
+        }
+        let offset = self.off(from) as u32;
+        let len = (self.off(to) as u32).saturating_sub(offset);
+        let next = self.nodes.len() as u32 + 2;
+        let depth = self.depth;
+        self.nodes.push(Node {
+            name: SIZE_GROUP,
+            index: None,
+            ty: "",
+            value: Value::None,
+            prefix: Prefix::None,
+            offset,
+            len,
+            about: SIZE_GROUP_ABOUT,
+            role: Role::Frame,
+            depth,
+            next,
+        });
+        self.nodes.push(Node {
+            name: "size",
+            index: None,
+            ty: "int32",
+            value: Value::Int(size.into()),
+            prefix: Prefix::None,
+            offset,
+            len,
+            about: "number of bytes that follow",
+            role: Role::Size,
+            depth: depth.saturating_add(1),
             next,
         });
     }
