@@ -222,8 +222,9 @@ impl<'a> Walker<'a> {
 
     /// The size prefix's Frame group and its int32 `size` leaf, from `from` up to `to`,
     /// as [`Walker::open`], [`Walker::leaf`] and [`Walker::close`] build them, at once.
+    /// A projected (lean) tree has neither: no reader of fields looks at them.
     pub fn size_prefix_nodes(&mut self, from: &[u8], to: &[u8], size: i32) {
-        if !self.build {
+        if !self.build || self.lean {
             return;
         }
         let offset = self.off(from) as u32;
@@ -452,23 +453,23 @@ impl<'a> Walker<'a> {
         tags_about: &'static str,
         plan: Plan<'_>,
     ) -> Res<'a, ()> {
-        let mut at = 0;
-        while let Some(s) = l.steps.get(at) {
+        let mut steps = l.steps.iter();
+        while let Some(s) = steps.next() {
             // Unbuilt, fixed-size fields in a row need only their bytes: one check for
             // all (short of them, field by field finds the error a full decode finds).
             if let (false, (n, count @ 2..)) = (self.build, s.run) {
                 if let Some(rest) = i.get(n..) {
                     i = rest;
-                    at += count;
+                    // `s` is the run's first: past the other `count - 1`.
+                    steps.nth(count - 2);
                     continue;
                 }
             }
-            at += 1;
             // Most fields are primitives: those are read here, without `field`'s frame.
             // A skipped one is walked unbuilt, as `field_as` does.
             let r = match &s.op {
                 Op::Fixed(p, n) => {
-                    let build = self.build && plan.is_none_or(|_| *act_at(plan, s.k) != Act::Skip);
+                    let build = self.build && builds(plan, s.k);
                     self.fixed(i, s.f, *p, *n, build)
                 }
                 Op::Var {
@@ -476,7 +477,7 @@ impl<'a> Walker<'a> {
                     compact,
                     nullable,
                 } => {
-                    let build = self.build && plan.is_none_or(|_| *act_at(plan, s.k) != Act::Skip);
+                    let build = self.build && builds(plan, s.k);
                     self.var(i, s.f, *p, (*compact, *nullable), build)
                 }
                 _ if plan.is_none() => self.field(i, s, None, false),
@@ -795,6 +796,16 @@ impl<'a> Walker<'a> {
         self.build = built;
         self.close(rest);
         Ok((rest, ()))
+    }
+}
+
+/// Whether `plan` builds field `k` (of a primitive: anything but [`Act::Skip`]), as
+/// [`act_at`] says, without a default act to compare with.
+#[inline(always)]
+fn builds(plan: Plan<'_>, k: usize) -> bool {
+    match plan {
+        None => true,
+        Some(p) => !matches!(p.get(k), None | Some(Act::Skip)),
     }
 }
 

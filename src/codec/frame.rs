@@ -386,16 +386,19 @@ fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], Box<
     let (rest, size) = match w.i32(frame) {
         Ok(r) => r,
         Err(e) => {
-            // The group stays open: `finish` closes it where the error struck.
-            w.open(
+            // The group stays open: `finish` closes it where the error struck. A lean
+            // tree has none (see `Walker::size_prefix_nodes`).
+            if !w.lean {
+                w.open(
                 frame,
                 SIZE_GROUP,
                 None,
                 "",
                 Value::None,
-                SIZE_GROUP_ABOUT,
-                Role::Frame,
-            );
+                    SIZE_GROUP_ABOUT,
+                    Role::Frame,
+                );
+            }
             return Err(e);
         }
     };
