@@ -330,9 +330,8 @@ pub fn hex(out: &mut Vec<u8>, b: &[u8]) {
     let start = out.len();
     out.resize(start + b.len() * 2, 0);
     if let Some(dst) = out.get_mut(start..) {
-        let (pairs, _) = dst.as_chunks_mut::<2>();
-        for (pair, &x) in pairs.iter_mut().zip(b) {
-            *pair = HEX_PAIRS.get(usize::from(x)).copied().unwrap_or([b'?'; 2]);
+        for (pair, &x) in dst.chunks_exact_mut(2).zip(b) {
+            pair.copy_from_slice(&HEX_PAIRS.get(usize::from(x)).copied().unwrap_or([b'?'; 2]));
         }
     }
 }
