@@ -26,6 +26,8 @@ pub(crate) type Res<'a, T> = Result<(&'a [u8], T), Box<DecodeError>>;
 
 pub(crate) const TAGS_IN_STRUCT: &str = "number of tagged fields in this struct";
 pub(crate) const TAGS_IN_HEADER: &str = "number of tagged fields in the header";
+pub(crate) const SIZE_GROUP: &str = "Frame";
+pub(crate) const SIZE_GROUP_ABOUT: &str = "length-delimited framing";
 
 /// Builds the flat node list while walking a frame.
 pub(crate) struct Walker<'a> {
@@ -214,6 +216,45 @@ impl<'a> Walker<'a> {
             about,
             role,
             depth: self.depth,
+            next,
+        });
+    }
+
+    /// The size prefix's Frame group and its int32 `size` leaf, from `from` up to `to`,
+    /// as [`Walker::open`], [`Walker::leaf`] and [`Walker::close`] build them, at once.
+    /// A projected (lean) tree has neither: no reader of fields looks at them.
+    pub fn size_prefix_nodes(&mut self, from: &[u8], to: &[u8], size: i32) {
+        if !self.build || self.lean {
+            return;
+        }
+        let offset = self.off(from) as u32;
+        let len = (self.off(to) as u32).saturating_sub(offset);
+        let next = self.nodes.len() as u32 + 2;
+        let depth = self.depth;
+        self.nodes.push(Node {
+            name: SIZE_GROUP,
+            index: None,
+            ty: "",
+            value: Value::None,
+            prefix: Prefix::None,
+            offset,
+            len,
+            about: SIZE_GROUP_ABOUT,
+            role: Role::Frame,
+            depth,
+            next,
+        });
+        self.nodes.push(Node {
+            name: "size",
+            index: None,
+            ty: "int32",
+            value: Value::Int(size.into()),
+            prefix: Prefix::None,
+            offset,
+            len,
+            about: "number of bytes that follow",
+            role: Role::Size,
+            depth: depth.saturating_add(1),
             next,
         });
     }
@@ -412,23 +453,23 @@ impl<'a> Walker<'a> {
         tags_about: &'static str,
         plan: Plan<'_>,
     ) -> Res<'a, ()> {
-        let mut at = 0;
-        while let Some(s) = l.steps.get(at) {
+        let mut steps = l.steps.iter();
+        while let Some(s) = steps.next() {
             // Unbuilt, fixed-size fields in a row need only their bytes: one check for
             // all (short of them, field by field finds the error a full decode finds).
             if let (false, (n, count @ 2..)) = (self.build, s.run) {
                 if let Some(rest) = i.get(n..) {
                     i = rest;
-                    at += count;
+                    // `s` is the run's first: past the other `count - 1`.
+                    steps.nth(count - 2);
                     continue;
                 }
             }
-            at += 1;
             // Most fields are primitives: those are read here, without `field`'s frame.
             // A skipped one is walked unbuilt, as `field_as` does.
             let r = match &s.op {
                 Op::Fixed(p, n) => {
-                    let build = self.build && plan.is_none_or(|_| *act_at(plan, s.k) != Act::Skip);
+                    let build = self.build && builds(plan, s.k);
                     self.fixed(i, s.f, *p, *n, build)
                 }
                 Op::Var {
@@ -436,7 +477,7 @@ impl<'a> Walker<'a> {
                     compact,
                     nullable,
                 } => {
-                    let build = self.build && plan.is_none_or(|_| *act_at(plan, s.k) != Act::Skip);
+                    let build = self.build && builds(plan, s.k);
                     self.var(i, s.f, *p, (*compact, *nullable), build)
                 }
                 _ if plan.is_none() => self.field(i, s, None, false),
@@ -755,6 +796,16 @@ impl<'a> Walker<'a> {
         self.build = built;
         self.close(rest);
         Ok((rest, ()))
+    }
+}
+
+/// Whether `plan` builds field `k` (of a primitive: anything but [`Act::Skip`]), as
+/// [`act_at`] says, without a default act to compare with.
+#[inline(always)]
+fn builds(plan: Plan<'_>, k: usize) -> bool {
+    match plan {
+        None => true,
+        Some(p) => !matches!(p.get(k), None | Some(Act::Skip)),
     }
 }
 

@@ -3,7 +3,9 @@
 
 use super::need::{Act, Need};
 use super::Codec;
-use super::decode::{Layout, Op, Res, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker, layout_of};
+use super::decode::{
+    Layout, Op, Res, SIZE_GROUP, SIZE_GROUP_ABOUT, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker, layout_of,
+};
 use super::error::{DecodeError, ErrorKind};
 use super::tree::{Prefix, Role, Tree, Value};
 use crate::proto::apis::{self, ApiInfo};
@@ -99,6 +101,8 @@ pub(crate) fn decode_request_in<'a>(
         "",
         Role::Message,
     );
+    // The header's node, once opened: its fields are read from there.
+    let mut header = None;
     let result = (|| -> Res<'_, Option<usize>> {
         let rest = size_prefix(&mut w, frame)?;
         // An unknown API's flexibility is unknowable: read the v1 header, which every such request starts with.
@@ -107,7 +111,7 @@ pub(crate) fn decode_request_in<'a>(
             None => (1, header_layout(codec, Kind::Request, 1)),
         };
         let hs = &codec.schemas.request_header;
-        w.open(
+        header = Some(w.open(
             rest,
             &hs.name,
             None,
@@ -115,7 +119,7 @@ pub(crate) fn decode_request_in<'a>(
             Value::Int(hv.into()),
             "common request header",
             Role::Header,
-        );
+        ));
         let (rest, ()) = w.fields(rest, &head, TAGS_IN_HEADER, None)?;
         w.close(rest);
         let api = m.api_key.zip(m.api_version);
@@ -130,7 +134,7 @@ pub(crate) fn decode_request_in<'a>(
         )
     })();
     finish(m, &mut w, frame, result);
-    if let Some(h) = m.tree.child_with_role(0, Role::Header) {
+    if let Some(h) = header {
         let r = resolved.as_deref();
         let corr = header_node(&m.tree, h, r.and_then(|r| r.correlation_id), "correlation_id");
         m.correlation_id = int_at(&m.tree, corr).map(|v| v as i32);
@@ -180,11 +184,12 @@ pub(crate) fn decode_response_in<'a>(
         "",
         Role::Message,
     );
+    let mut header = None;
     let result = (|| -> Res<'_, Option<usize>> {
         let rest = size_prefix(&mut w, frame)?;
         let hs = &codec.schemas.response_header;
         let hv = resolved.as_deref().map(|r| r.hv);
-        w.open(
+        header = Some(w.open(
             rest,
             &hs.name,
             None,
@@ -192,7 +197,7 @@ pub(crate) fn decode_response_in<'a>(
             hv.map_or(Value::None, |v| Value::Int(v.into())),
             "common response header",
             Role::Header,
-        );
+        ));
         let Some(hv) = hv else {
             // Without the request, whether a tagged section follows is unknown: stop at correlation_id.
             let head = header_layout(codec, Kind::Response, 0);
@@ -218,7 +223,7 @@ pub(crate) fn decode_response_in<'a>(
         )
     })();
     finish(m, &mut w, frame, result);
-    if let Some(h) = m.tree.child_with_role(0, Role::Header) {
+    if let Some(h) = header {
         let at = resolved.as_deref().and_then(|r| r.correlation_id);
         let corr = header_node(&m.tree, h, at, "correlation_id");
         m.correlation_id = int_at(&m.tree, corr).map(|v| v as i32);
@@ -378,28 +383,26 @@ fn root_name(
 
 /// The Frame group with its int32 size.
 fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], Box<DecodeError>> {
-    w.open(
-        frame,
-        "Frame",
-        None,
-        "",
-        Value::None,
-        "length-delimited framing",
-        Role::Frame,
-    );
-    let (rest, size) = w.i32(frame)?;
-    w.leaf(
-        frame,
-        rest,
-        "size",
-        None,
-        "int32",
-        Value::Int(size.into()),
-        Prefix::None,
-        "number of bytes that follow",
-        Role::Size,
-    );
-    w.close(rest);
+    let (rest, size) = match w.i32(frame) {
+        Ok(r) => r,
+        Err(e) => {
+            // The group stays open: `finish` closes it where the error struck. A lean
+            // tree has none (see `Walker::size_prefix_nodes`).
+            if !w.lean {
+                w.open(
+                frame,
+                SIZE_GROUP,
+                None,
+                "",
+                Value::None,
+                    SIZE_GROUP_ABOUT,
+                    Role::Frame,
+                );
+            }
+            return Err(e);
+        }
+    };
+    w.size_prefix_nodes(frame, rest, size);
     let actual = rest.len() as u64;
     match u64::try_from(size) {
         // A frame cut short decodes as far as it goes; a longer one leaves trailing bytes.
@@ -493,9 +496,8 @@ fn finish<'a>(
     match result {
         Ok((after, body)) => {
             m.body = body;
-            let declared = peek_request_header(frame)
-                .map(|s| s.size)
-                .or_else(|| peek_size(frame));
+            // A request's header starts with the same size prefix.
+            let declared = peek_size(frame);
             let present = frame.len().saturating_sub(4) as u64;
             if let Some(d) = declared
                 .and_then(|d| u64::try_from(d).ok())

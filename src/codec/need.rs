@@ -3,7 +3,8 @@
 //! A skipped field is still walked: its lengths, counts and strings are checked as when it
 //! is built, so a message's verdict (error, warnings, trailing bytes) is the same whatever
 //! is asked for. Only the nodes are left out. A projected tree also leaves out the nodes
-//! no reader of fields looks at (array lengths, tag metadata, unknown tags).
+//! no reader of fields looks at (the size prefix, array lengths, tag metadata, unknown
+//! tags).
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
 use super::schema::{Field, FieldType, MessageSchema, Prim};

@@ -1158,3 +1158,14 @@ fn streamed_json_equals_the_whole_batches() {
         }
     }
 }
+
+#[test]
+fn hex_writes_every_byte_value_as_two_lowercase_digits() {
+    let all: Vec<u8> = (0..=255).collect();
+    let mut out = b"x".to_vec();
+    super::json::hex(&mut out, &all);
+    let want: String = std::iter::once("x".to_string())
+        .chain(all.iter().map(|b| format!("{b:02x}")))
+        .collect();
+    assert_eq!(String::from_utf8(out).unwrap(), want);
+}
