@@ -307,22 +307,6 @@ fn hex_or_null(out: &mut Vec<u8>, buf: &[u8], s: Option<Span>) {
     }
 }
 
-/// Both lowercase hex digits of every byte value. Built at compile time, where an index
-/// out of bounds is a compile error.
-#[allow(clippy::indexing_slicing)]
-static HEX_PAIRS: [[u8; 2]; 256] = {
-    const fn digit(n: u8) -> u8 {
-        if n < 10 { b'0' + n } else { b'a' + n - 10 }
-    }
-    let mut t = [[0u8; 2]; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = [digit((i >> 4) as u8), digit((i & 0x0f) as u8)];
-        i += 1;
-    }
-    t
-};
-
 /// Lowercase hex, appended.
 pub fn hex(out: &mut Vec<u8>, b: &[u8]) {
     // Into room made at the end: no per-byte pushes, no buffer to clear first; each
@@ -331,7 +315,7 @@ pub fn hex(out: &mut Vec<u8>, b: &[u8]) {
     out.resize(start + b.len() * 2, 0);
     if let Some(dst) = out.get_mut(start..) {
         for (pair, &x) in dst.chunks_exact_mut(2).zip(b) {
-            pair.copy_from_slice(&HEX_PAIRS.get(usize::from(x)).copied().unwrap_or([b'?'; 2]));
+            pair.copy_from_slice(&crate::view::labels::HEX_PAIRS.get(usize::from(x)).copied().unwrap_or([b'?'; 2]));
         }
     }
 }

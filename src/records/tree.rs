@@ -467,20 +467,6 @@ fn quoted(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// Two lowercase hex digits per byte value.
-// Evaluated at compile time: an index out of range would fail the build, not a run.
-#[allow(clippy::indexing_slicing)]
-const HEX: [[u8; 2]; 256] = {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut t = [[0u8; 2]; 256];
-    let mut i = 0;
-    while i < 256 {
-        t[i] = [DIGITS[i >> 4], DIGITS[i & 0x0f]];
-        i += 1;
-    }
-    t
-};
-
 /// Hex of the first [`BYTES_SHOWN`] bytes, `…` after them; `null` for none.
 fn bytes(out: &mut String, b: Option<&[u8]>) {
     let Some(b) = b else {
@@ -491,7 +477,7 @@ fn bytes(out: &mut String, b: Option<&[u8]>) {
     let mut hex = [[0u8; 2]; BYTES_SHOWN];
     // Whole pairs assigned, not copied as slices (a call per byte).
     for (pair, &x) in hex.iter_mut().zip(shown) {
-        *pair = HEX.get(usize::from(x)).copied().unwrap_or(*b"??");
+        *pair = crate::view::labels::HEX_PAIRS.get(usize::from(x)).copied().unwrap_or(*b"??");
     }
     let hex = hex.as_flattened();
     // Hex digits are ASCII.

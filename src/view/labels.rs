@@ -205,22 +205,34 @@ fn push_small(out: &mut String, n: u16) {
     out.push(digit(n));
 }
 
-/// Every byte's two lowercase hex digits, in order: `000102…ff`.
+/// Both lowercase hex digits of every byte value, for every hex writer.
 // Evaluated at compile time: an index out of range would fail the build, not a run.
 #[allow(clippy::indexing_slicing)]
-const HEX_PAIRS: &str = {
+pub(crate) const HEX_PAIRS: [[u8; 2]; 256] = {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    const BYTES: [u8; 512] = {
+    let mut t = [[0u8; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = [DIGITS[i >> 4], DIGITS[i & 0x0f]];
+        i += 1;
+    }
+    t
+};
+
+/// [`HEX_PAIRS`] as text, `000102…ff`, so a pair can be pushed as a `&str`.
+#[allow(clippy::indexing_slicing)]
+const HEX_TEXT: &str = {
+    const FLAT: [u8; 512] = {
         let mut t = [0u8; 512];
         let mut i = 0;
         while i < 256 {
-            t[2 * i] = DIGITS[i >> 4];
-            t[2 * i + 1] = DIGITS[i & 0x0f];
+            t[2 * i] = HEX_PAIRS[i][0];
+            t[2 * i + 1] = HEX_PAIRS[i][1];
             i += 1;
         }
         t
     };
-    match std::str::from_utf8(&BYTES) {
+    match std::str::from_utf8(&FLAT) {
         Ok(s) => s,
         Err(_) => panic!("hex digits are ASCII"),
     }
@@ -230,7 +242,7 @@ const HEX_PAIRS: &str = {
 #[inline]
 fn hex_pair(x: u8) -> &'static str {
     let at = 2 * usize::from(x);
-    HEX_PAIRS.get(at..at + 2).unwrap_or("??")
+    HEX_TEXT.get(at..at + 2).unwrap_or("??")
 }
 
 /// The last hex digit of `n`, as a character (computed: the compiler sees ASCII).
