@@ -43,6 +43,8 @@ fn write_object(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, named: &[(usize, &
     for c in tree.children(i) {
         let Some(n) = tree.nodes.get(c) else { continue };
         match n.role {
+            // Values kwire derives (`_sasl_user`…) are not fields the encoder takes.
+            Role::Field if raw && n.name.starts_with('_') => {}
             Role::Field => member(out, tree, c, &mut first, named, raw),
             Role::TaggedFields => {
                 for t in tree.children(c) {
