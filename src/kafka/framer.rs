@@ -439,6 +439,9 @@ impl Framer {
     /// The packet that carried the byte just before stream offset `end`: the
     /// oldest remembered packet reaching that far, or else the current one.
     fn packet_of(&self, end: u64, frame: u64, ts_ns: i64) -> (u64, i64) {
+        if self.marks.is_empty() {
+            return (frame, ts_ns);
+        }
         self.marks
             .iter()
             .find(|m| m.end >= end)

@@ -6,7 +6,7 @@ use serde_json::json;
 
 /// The framer of connection `c` in direction A to B.
 fn framer0(s: &Sessions, c: ConnId) -> &framer::Framer {
-    match &s.conns[&c].stage {
+    match &s.conns[&c].0.stage {
         Stage::Kafka { framers, .. } => &framers[0],
         _ => panic!("not framing"),
     }
