@@ -5,16 +5,44 @@ use super::framer::State;
 use super::resync::Hunt;
 use super::{Conn, KafkaStats, Stage};
 
-/// Partial-frame bytes held over all connections, against the cap.
+/// Partial-frame bytes held over all connections, against the cap; and the room the
+/// framers' buffers keep beyond their bytes, so the next partial frame need not allocate
+/// again, against a cap of its own.
 #[derive(Debug)]
 pub(super) struct Budget {
     held: usize,
     cap: usize,
+    room: usize,
+    room_cap: usize,
 }
 
 impl Budget {
     pub(super) fn new(cap: usize) -> Self {
-        Budget { held: 0, cap }
+        Budget {
+            held: 0,
+            cap,
+            room: 0,
+            room_cap: cap / 4,
+        }
+    }
+
+    /// Room kept over all connections.
+    #[cfg(test)]
+    pub(super) fn room(&self) -> usize {
+        self.room
+    }
+
+    /// Counts the room connection `c` keeps now (it kept `before`; `None`: it is gone).
+    /// Past the room's cap, `c` keeps none.
+    pub(super) fn keep_room(&mut self, before: usize, c: Option<&mut Conn>) {
+        let after = c.as_ref().map_or(0, |c| c.room());
+        self.room = self.room.saturating_sub(before) + after;
+        if self.room > self.room_cap {
+            if let Some(c) = c {
+                c.trim();
+                self.room = self.room.saturating_sub(after) + c.room();
+            }
+        }
     }
 
     pub(super) fn held(&self) -> usize {
@@ -42,6 +70,27 @@ impl Conn {
                 framers.iter().map(|f| f.buf.len()).sum::<usize>() + self.pairing.tentative_bytes()
             }
             Stage::NotKafka => 0,
+        }
+    }
+
+    /// Room the framers' buffers keep beyond their bytes.
+    pub(super) fn room(&self) -> usize {
+        match &self.stage {
+            Stage::Kafka { framers, .. } => framers.iter().map(|f| f.buf.capacity() - f.buf.len()).sum(),
+            Stage::Undecided(_) | Stage::NotKafka => 0,
+        }
+    }
+
+    /// Over the room's cap: the framers' buffers keep no room.
+    pub(super) fn trim(&mut self) {
+        if let Stage::Kafka { framers, .. } = &mut self.stage {
+            for f in framers.iter_mut() {
+                if f.buf.is_empty() {
+                    f.buf = Vec::new();
+                } else {
+                    f.buf.shrink_to_fit();
+                }
+            }
         }
     }
 

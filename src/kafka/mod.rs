@@ -239,13 +239,17 @@ impl Sessions {
             }
             StreamEvent::Opened { conn, .. } | StreamEvent::Closed { conn, .. } => conn,
         };
+        let room = self.conns.get(&id).map_or(0, |(c, _)| c.room());
         let (before, after) = self.ordered(id, out, |s, out| s.dispatch(frame, ts_ns, ev, out));
+        let conn = self.conns.get_mut(&id).map(|(c, _)| c);
         if self.budget.account(before, after) {
-            if let Some((conn, _)) = self.conns.get_mut(&id) {
+            if let Some(conn) = conn {
                 let shed = conn.shed(&mut self.stats);
                 self.budget.release(shed);
             }
         }
+        let conn = self.conns.get_mut(&id).map(|(c, _)| c);
+        self.budget.keep_room(room, conn);
         self.stats.peak_buffered = self.stats.peak_buffered.max(self.budget.held());
     }
 
@@ -272,7 +276,7 @@ impl Sessions {
         let Some((c, queue)) = conns.get_mut(&id) else {
             return;
         };
-        let (before, hold) = (c.held(), c.hold());
+        let (before, hold, room) = (c.held(), c.hold(), c.room());
         let others = *queued - queue.bytes();
         {
             let out = &mut |m: &KafkaMessage<'_>| queue.offer(m, hold, out);
@@ -301,6 +305,7 @@ impl Sessions {
             let shed = c.shed(stats);
             budget.release(shed);
         }
+        budget.keep_room(room, Some(c));
         stats.peak_buffered = stats.peak_buffered.max(budget.held());
     }
 
