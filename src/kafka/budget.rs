@@ -32,16 +32,21 @@ impl Budget {
         self.room
     }
 
-    /// Counts the room connection `c` keeps now (it kept `before`; `None`: it is gone).
-    /// Past the room's cap, `c` keeps none.
-    pub(super) fn keep_room(&mut self, before: usize, c: Option<&mut Conn>) {
-        let after = c.as_ref().map_or(0, |c| c.room());
+    /// Counts the room connection `c` keeps now, `after` (it kept `before`; `None`: it is
+    /// gone). Past the room's cap, `c` keeps none.
+    #[inline]
+    pub(super) fn keep_room(&mut self, before: usize, after: usize, c: Option<&mut Conn>) {
         self.room = self.room.saturating_sub(before) + after;
         if self.room > self.room_cap {
-            if let Some(c) = c {
-                c.trim();
-                self.room = self.room.saturating_sub(after) + c.room();
-            }
+            self.trim(after, c);
+        }
+    }
+
+    #[cold]
+    fn trim(&mut self, after: usize, c: Option<&mut Conn>) {
+        if let Some(c) = c {
+            c.trim();
+            self.room = self.room.saturating_sub(after) + c.held_room().1;
         }
     }
 
@@ -64,20 +69,22 @@ impl Budget {
 impl Conn {
     /// Partial-frame bytes this connection holds.
     pub(super) fn held(&self) -> usize {
-        match &self.stage {
-            Stage::Undecided(held) => held.iter().map(|h| h.buf.len()).sum(),
-            Stage::Kafka { framers, .. } => {
-                framers.iter().map(|f| f.buf.len()).sum::<usize>() + self.pairing.tentative_bytes()
-            }
-            Stage::NotKafka => 0,
-        }
+        self.held_room().0
     }
 
-    /// Room the framers' buffers keep beyond their bytes.
-    pub(super) fn room(&self) -> usize {
+    /// Partial-frame bytes this connection holds, and the room its framers' buffers keep
+    /// beyond their bytes.
+    #[inline]
+    pub(super) fn held_room(&self) -> (usize, usize) {
         match &self.stage {
-            Stage::Kafka { framers, .. } => framers.iter().map(|f| f.buf.capacity() - f.buf.len()).sum(),
-            Stage::Undecided(_) | Stage::NotKafka => 0,
+            Stage::Undecided(held) => (held.iter().map(|h| h.buf.len()).sum(), 0),
+            Stage::Kafka { framers, .. } => {
+                let [x, y] = &**framers;
+                let bytes = x.buf.len() + y.buf.len();
+                let room = (x.buf.capacity() - x.buf.len()) + (y.buf.capacity() - y.buf.len());
+                (bytes + self.pairing.tentative_bytes(), room)
+            }
+            Stage::NotKafka => (0, 0),
         }
     }
 

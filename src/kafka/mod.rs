@@ -239,7 +239,7 @@ impl Sessions {
             }
             StreamEvent::Opened { conn, .. } | StreamEvent::Closed { conn, .. } => conn,
         };
-        let room = self.conns.get(&id).map_or(0, |(c, _)| c.room());
+        let room = self.conns.get(&id).map_or(0, |(c, _)| c.held_room().1);
         let (before, after) = self.ordered(id, out, |s, out| s.dispatch(frame, ts_ns, ev, out));
         let conn = self.conns.get_mut(&id).map(|(c, _)| c);
         if self.budget.account(before, after) {
@@ -249,7 +249,8 @@ impl Sessions {
             }
         }
         let conn = self.conns.get_mut(&id).map(|(c, _)| c);
-        self.budget.keep_room(room, conn);
+        let room_after = conn.as_ref().map_or(0, |c| c.held_room().1);
+        self.budget.keep_room(room, room_after, conn);
         self.stats.peak_buffered = self.stats.peak_buffered.max(self.budget.held());
     }
 
@@ -276,7 +277,7 @@ impl Sessions {
         let Some((c, queue)) = conns.get_mut(&id) else {
             return;
         };
-        let (before, hold, room) = (c.held(), c.hold(), c.room());
+        let ((before, room), hold) = (c.held_room(), c.hold());
         let others = *queued - queue.bytes();
         {
             let out = &mut |m: &KafkaMessage<'_>| queue.offer(m, hold, out);
@@ -301,11 +302,13 @@ impl Sessions {
         }
         stats.out_of_order += queue.take_late();
         *queued = others + queue.bytes();
-        if budget.account(before, c.held()) {
+        let (after, mut room_after) = c.held_room();
+        if budget.account(before, after) {
             let shed = c.shed(stats);
             budget.release(shed);
+            room_after = c.held_room().1;
         }
-        budget.keep_room(room, Some(c));
+        budget.keep_room(room, room_after, Some(c));
         stats.peak_buffered = stats.peak_buffered.max(budget.held());
     }
 
