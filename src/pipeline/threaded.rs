@@ -29,7 +29,7 @@ use crate::dissect::{Record, dissect_with};
 use crate::kafka::KafkaMessage;
 use crate::net::{Decoder, NetStats};
 use crate::proto::Kind;
-use crate::tcp::{ConnId, Dir, Reassembler, Stamp, StreamEvent, TcpStats};
+use crate::tcp::{ConnId, DataHead, Reassembler, Stamp, StreamEvent, TcpStats};
 use crate::topics::{IdNames, TopicNames, TopicNamesStats};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::collections::{BTreeMap, BTreeSet};
@@ -70,15 +70,12 @@ struct Packets {
 }
 
 /// One stream event of a [`Packets`] batch. Bytes, the common case, are kept small (their
-/// stamp is their own); any other event is kept whole, with the packet `at` that
-/// released it.
+/// stamp is their own); any other event is kept (boxed: they are few) with the packet
+/// `at` that released it.
 enum Held {
-    /// [`StreamEvent::Data`], its bytes at `start..end` of the batch's.
+    /// [`StreamEvent::Data`] without its bytes, which are at `start..end` of the batch's.
     Data {
-        conn: ConnId,
-        dir: Dir,
-        stream_offset: u64,
-        stamp: Stamp,
+        head: DataHead,
         start: usize,
         end: usize,
     },
@@ -104,32 +101,17 @@ impl Packets {
 
     /// Keeps an event released while packet `at` was handled.
     fn event(&mut self, at: Stamp, ev: StreamEvent<'_>) {
-        let held = match ev {
-            StreamEvent::Data {
-                conn,
-                dir,
-                data,
-                stream_offset,
-                packet,
-                ts_ns,
-                file,
-            } => {
+        let held = match ev.split() {
+            Ok((head, data)) => {
                 let start = self.bytes.len();
                 self.bytes.extend_from_slice(data);
                 Held::Data {
-                    conn,
-                    dir,
-                    stream_offset,
-                    stamp: Stamp {
-                        packet,
-                        ts_ns,
-                        file,
-                    },
+                    head,
                     start,
                     end: self.bytes.len(),
                 }
             }
-            other => Held::Other(Box::new((at, other.detach().0))),
+            Err(other) => Held::Other(Box::new((at, other))),
         };
         self.items.push(held);
     }
@@ -159,25 +141,9 @@ impl Held {
     /// their own).
     fn event<'b>(&self, bytes: &'b [u8]) -> (Stamp, StreamEvent<'b>) {
         match self {
-            Held::Data {
-                conn,
-                dir,
-                stream_offset,
-                stamp,
-                start,
-                end,
-            } => (
-                *stamp,
-                StreamEvent::Data {
-                    conn: *conn,
-                    dir: *dir,
-                    data: bytes.get(*start..*end).unwrap_or_default(),
-                    stream_offset: *stream_offset,
-                    packet: stamp.packet,
-                    ts_ns: stamp.ts_ns,
-                    file: stamp.file,
-                },
-            ),
+            Held::Data { head, start, end } => {
+                (head.at, head.event(bytes.get(*start..*end).unwrap_or_default()))
+            }
             Held::Other(b) => (b.0, b.1.attach(&[])),
         }
     }

@@ -93,10 +93,10 @@ pub enum StreamEvent<'a> {
 }
 
 impl<'a> StreamEvent<'a> {
-    /// The event without its bytes, and the bytes: to keep the event past the buffer
-    /// they are in (the bytes copied elsewhere, then [`StreamEvent::attach`]ed).
+    /// Bytes: their event without them, and the bytes, to keep the event small past the
+    /// buffer they are in; any other event as it is.
     #[inline]
-    pub fn detach(self) -> (StreamEvent<'static>, &'a [u8]) {
+    pub fn split(self) -> Result<(DataHead, &'a [u8]), StreamEvent<'static>> {
         match self {
             StreamEvent::Data {
                 conn,
@@ -106,50 +106,31 @@ impl<'a> StreamEvent<'a> {
                 packet,
                 ts_ns,
                 file,
-            } => (
-                StreamEvent::Data {
-                    conn,
-                    dir,
-                    data: &[],
-                    stream_offset,
+            } => {
+                let at = Stamp {
                     packet,
                     ts_ns,
                     file,
-                },
-                data,
-            ),
-            StreamEvent::Opened {
-                conn,
-                a,
-                b,
-                syn_seen,
-                packet,
-            } => (
-                StreamEvent::Opened {
-                    conn,
-                    a,
-                    b,
-                    syn_seen,
-                    packet,
-                },
-                &[],
-            ),
-            StreamEvent::Gap { conn, dir, len } => (StreamEvent::Gap { conn, dir, len }, &[]),
-            StreamEvent::Conflict {
-                conn,
-                dir,
-                stream_offset,
-                len,
-            } => (
-                StreamEvent::Conflict {
+                };
+                let head = DataHead {
                     conn,
                     dir,
                     stream_offset,
-                    len,
-                },
-                &[],
-            ),
-            StreamEvent::Closed { conn, reason } => (StreamEvent::Closed { conn, reason }, &[]),
+                    at,
+                };
+                Ok((head, data))
+            }
+            other => Err(other.attach(&[])),
+        }
+    }
+
+    /// The event without its bytes, and the bytes: to keep the event past the buffer
+    /// they are in (the bytes copied elsewhere, then [`StreamEvent::attach`]ed).
+    #[inline]
+    pub fn detach(self) -> (StreamEvent<'static>, &'a [u8]) {
+        match self.split() {
+            Ok((head, data)) => (head.event(&[]), data),
+            Err(ev) => (ev, &[]),
         }
     }
 
@@ -200,6 +181,32 @@ impl<'a> StreamEvent<'a> {
                 len,
             },
             StreamEvent::Closed { conn, reason } => StreamEvent::Closed { conn, reason },
+        }
+    }
+}
+
+/// A [`StreamEvent::Data`] without its bytes (see [`StreamEvent::split`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataHead {
+    pub conn: ConnId,
+    pub dir: Dir,
+    pub stream_offset: u64,
+    /// The packet that carried the bytes.
+    pub at: Stamp,
+}
+
+impl DataHead {
+    /// The event, with `data` as its bytes.
+    #[inline]
+    pub fn event(self, data: &[u8]) -> StreamEvent<'_> {
+        StreamEvent::Data {
+            conn: self.conn,
+            dir: self.dir,
+            data,
+            stream_offset: self.stream_offset,
+            packet: self.at.packet,
+            ts_ns: self.at.ts_ns,
+            file: self.at.file,
         }
     }
 }
