@@ -195,7 +195,8 @@ impl Frames {
             // Swapped with the batch of packets' bytes, so it goes back to the reader
             // with the room a batch needs.
             shared: Vec::with_capacity(BATCH_BYTES + 2048),
-            items: Vec::with_capacity(256),
+            // A batch of packets mostly finishes fewer frames than it has packets.
+            items: Vec::with_capacity(BATCH_PACKETS),
         }
     }
 
