@@ -25,7 +25,7 @@ use super::{
 };
 use crate::capture::{CaptureError, Source};
 use crate::codec::{self, Need};
-use crate::dissect::{Record, dissect_with};
+use crate::dissect::{Record, TlsTag, dissect_with};
 use crate::kafka::KafkaMessage;
 use crate::net::{Decoder, NetStats};
 use crate::proto::Kind;
@@ -180,10 +180,20 @@ struct Frame {
     api: Option<(i16, i16)>,
     request_packet: Option<u64>,
     latency_ns: Option<i64>,
-    warnings: Vec<String>,
     stream_end: u64,
-    carried: Carried,
+    /// The input file it came from.
+    file: u32,
     first: i64,
+    /// Its warnings and TLS tag, when it has any (rarely: kept out of line so a frame
+    /// stays small to push and move).
+    extra: Option<Box<Extra>>,
+}
+
+/// What few frames carry besides the common fields.
+#[derive(Default)]
+struct Extra {
+    warnings: Vec<String>,
+    tls: Option<TlsTag>,
 }
 
 impl Frames {
@@ -226,13 +236,14 @@ impl Frames {
             api: f.api,
             request_packet: f.request_packet,
             latency_ns: f.latency_ns,
-            warnings: if f.warnings.is_empty() {
-                Vec::new()
-            } else {
-                f.warnings.clone()
-            },
+            extra: (!f.warnings.is_empty() || carried.tls.is_some()).then(|| {
+                Box::new(Extra {
+                    warnings: f.warnings.clone(),
+                    tls: carried.tls,
+                })
+            }),
+            file: carried.file,
             stream_end: f.stream_end,
-            carried,
             first,
         });
     }
@@ -241,7 +252,7 @@ impl Frames {
     fn deliver(&mut self, back: &mut Back, sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>) {
         for mut item in self.items.drain(..) {
             let f = item.message(&self.bytes, &self.shared);
-            deliver(&f, item.carried, item.first, back, sink);
+            deliver(&f, item.carried(), item.first, back, sink);
         }
         self.clear();
     }
@@ -265,6 +276,19 @@ fn offset_in(whole: &[u8], part: &[u8]) -> Option<usize> {
 }
 
 impl Frame {
+    /// Its TLS tag, taken.
+    fn take_tls(&mut self) -> Option<TlsTag> {
+        self.extra.as_mut().and_then(|e| e.tls.take())
+    }
+
+    /// What carried it, the TLS tag taken.
+    fn carried(&mut self) -> Carried {
+        Carried {
+            tls: self.take_tls(),
+            file: self.file,
+        }
+    }
+
     /// The frame as the front handed it over, its bytes in `bytes` or `shared`; the
     /// warnings move into it.
     fn message<'b>(&mut self, bytes: &'b [u8], shared: &'b [u8]) -> KafkaMessage<'b> {
@@ -282,7 +306,11 @@ impl Frame {
             api: self.api,
             request_packet: self.request_packet,
             latency_ns: self.latency_ns,
-            warnings: std::mem::take(&mut self.warnings),
+            warnings: self
+                .extra
+                .as_mut()
+                .map(|e| std::mem::take(&mut e.warnings))
+                .unwrap_or_default(),
             stream_end: self.stream_end,
         }
     }
@@ -340,9 +368,9 @@ impl Output {
                     };
                     let f = item.message(&frames.bytes, &frames.shared);
                     let mut r = dissect_with(&f, item.first, &back.need);
-                    r.file = item.carried.file;
+                    r.file = item.file;
                     r.topic_names = d.names;
-                    r.tls = item.carried.tls.take();
+                    r.tls = item.take_tls();
                     back.count(Counted::of(&r));
                     let flow = hooks.message(&r);
                     codec::recycle(std::mem::take(&mut r.msg.tree.nodes));
@@ -503,8 +531,10 @@ fn render_batch(w: &Work<'_>, batch: &mut Frames, out: &mut Output) {
         let f = item.message(bytes, shared);
         let mut r = dissect_with(&f, item.first, w.need);
         // Kept for the caller's thread, should it dissect this one again.
-        item.warnings = f.warnings;
-        r.file = item.carried.file;
+        if !f.warnings.is_empty() {
+            item.extra.get_or_insert_default().warnings = f.warnings;
+        }
+        r.file = item.file;
         out.items.push(Done::default());
         if TopicNames::carries_ids(&r.msg) {
             waiting.push((i, r));
@@ -556,7 +586,7 @@ fn finish(
 ) {
     if let Some(d) = done {
         // Taken for rendering; put back if the caller's thread renders it.
-        r.tls = item.carried.tls.take();
+        r.tls = item.take_tls();
         let start = bytes.len();
         match w.render.render(&r, bytes) {
             Some(rendered) => {
@@ -566,7 +596,9 @@ fn finish(
             None => {
                 bytes.truncate(start);
                 d.names = std::mem::take(&mut r.topic_names);
-                item.carried.tls = r.tls.take();
+                if let Some(tls) = r.tls.take() {
+                    item.extra.get_or_insert_default().tls = Some(tls);
+                }
             }
         }
     }
