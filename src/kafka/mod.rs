@@ -176,8 +176,6 @@ struct Conn {
     fresh: bool,
     stage: Stage,
     pairing: Pairing,
-    /// Messages held back for capture order.
-    queue: order::Queue,
 }
 
 /// The element of a per-direction pair that belongs to `d`.
@@ -192,7 +190,9 @@ fn pick<T>(pair: &mut [T; 2], d: Dir) -> &mut T {
 /// Frames and pairs the Kafka traffic of every connection.
 pub struct Sessions {
     cfg: KafkaConfig,
-    conns: HashMap<ConnId, Conn>,
+    /// Each connection, with its messages held back (apart, so that taking a stream
+    /// event borrows both without moving the queue).
+    conns: HashMap<ConnId, (Conn, order::Queue)>,
     stats: KafkaStats,
     budget: Budget,
     /// Schema check for hunted candidates, if the caller gave one.
@@ -239,13 +239,18 @@ impl Sessions {
             }
             StreamEvent::Opened { conn, .. } | StreamEvent::Closed { conn, .. } => conn,
         };
+        let room = self.conns.get(&id).map_or(0, |(c, _)| c.held_room().1);
         let (before, after) = self.ordered(id, out, |s, out| s.dispatch(frame, ts_ns, ev, out));
+        let conn = self.conns.get_mut(&id).map(|(c, _)| c);
         if self.budget.account(before, after) {
-            if let Some(conn) = self.conns.get_mut(&id) {
+            if let Some(conn) = conn {
                 let shed = conn.shed(&mut self.stats);
                 self.budget.release(shed);
             }
         }
+        let conn = self.conns.get_mut(&id).map(|(c, _)| c);
+        let room_after = conn.as_ref().map_or(0, |c| c.held_room().1);
+        self.budget.keep_room(room, room_after, conn);
         self.stats.peak_buffered = self.stats.peak_buffered.max(self.budget.held());
     }
 
@@ -269,10 +274,10 @@ impl Sessions {
             queued,
         } = self;
         // No connection: nothing to do, and nothing held changes.
-        let Some(c) = conns.get_mut(&id) else {
+        let Some((c, queue)) = conns.get_mut(&id) else {
             return;
         };
-        let (before, hold, mut queue) = (c.held(), c.hold(), std::mem::take(&mut c.queue));
+        let ((before, room), hold) = (c.held_room(), c.hold());
         let others = *queued - queue.bytes();
         {
             let out = &mut |m: &KafkaMessage<'_>| queue.offer(m, hold, out);
@@ -297,11 +302,13 @@ impl Sessions {
         }
         stats.out_of_order += queue.take_late();
         *queued = others + queue.bytes();
-        c.queue = queue;
-        if budget.account(before, c.held()) {
+        let (after, mut room_after) = c.held_room();
+        if budget.account(before, after) {
             let shed = c.shed(stats);
             budget.release(shed);
+            room_after = c.held_room().1;
         }
+        budget.keep_room(room, room_after, Some(c));
         stats.peak_buffered = stats.peak_buffered.max(budget.held());
     }
 
@@ -314,7 +321,7 @@ impl Sessions {
         f: impl FnOnce(&mut Self, &mut dyn FnMut(&KafkaMessage<'_>)),
     ) -> (usize, usize) {
         let (before, hold, mut queue) = match self.conns.get_mut(&id) {
-            Some(c) => (c.held(), c.hold(), std::mem::take(&mut c.queue)),
+            Some((c, q)) => (c.held(), c.hold(), std::mem::take(q)),
             None => (0, None, Default::default()),
         };
         let others = self.queued - queue.bytes();
@@ -322,13 +329,13 @@ impl Sessions {
         let over = others + queue.bytes() > self.cfg.max_reorder;
         let conn = self.conns.get_mut(&id);
         // Closed: nothing more can come before what it holds.
-        let hold = conn.as_ref().and_then(|c| c.hold());
+        let hold = conn.as_ref().and_then(|(c, _)| c.hold());
         queue.release(hold.filter(|_| !over), out);
         self.stats.out_of_order += queue.take_late();
         self.queued = others + queue.bytes();
         match conn {
-            Some(c) => {
-                c.queue = queue;
+            Some((c, q)) => {
+                *q = queue;
                 (before, c.held())
             }
             None => (before, 0),
@@ -370,19 +377,16 @@ impl Sessions {
                     Role::Undecided => Stage::Undecided(Default::default()),
                     Role::NotKafka => Stage::NotKafka,
                 };
-                self.conns.insert(
-                    conn,
-                    Conn {
-                        id: conn,
-                        a,
-                        b,
-                        syn_seen,
-                        fresh: true,
-                        stage,
-                        pairing: Pairing::new(self.cfg.max_pending_per_connection),
-                        queue: Default::default(),
-                    },
-                );
+                let c = Conn {
+                    id: conn,
+                    a,
+                    b,
+                    syn_seen,
+                    fresh: true,
+                    stage,
+                    pairing: Pairing::new(self.cfg.max_pending_per_connection),
+                };
+                self.conns.insert(conn, (c, order::Queue::default()));
             }
             // Handled by `within`.
             StreamEvent::Data { .. } | StreamEvent::Gap { .. } | StreamEvent::Conflict { .. } => {}
@@ -398,7 +402,7 @@ impl Sessions {
         ts_ns: i64,
         out: &mut dyn FnMut(&KafkaMessage<'_>),
     ) {
-        let Some(mut conn) = self.conns.remove(&id) else {
+        let Some((mut conn, _)) = self.conns.remove(&id) else {
             return;
         };
         if matches!(conn.stage, Stage::Undecided(_)) {

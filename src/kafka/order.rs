@@ -142,6 +142,12 @@ impl Conn {
         let Stage::Kafka { framers, .. } = &self.stage else {
             return None;
         };
+        // Asked twice per stream event: the common case (framing, nothing tentative) is
+        // answered without building the iterator below.
+        let hunting = |f: &super::framer::Framer| matches!(f.state, State::Hunting(_));
+        if !framers.iter().any(hunting) && !self.pairing.has_tentative() {
+            return None;
+        }
         framers
             .iter()
             .filter(|f| matches!(f.state, State::Hunting(_)))

@@ -112,8 +112,13 @@ impl Pairing {
             Kind::Response => {
                 stats.responses += 1;
                 let corr = peek_response_correlation(f.data);
+                // Mostly the oldest request is the one answered: looked at first.
                 let find = |pending: &VecDeque<Pending>| {
-                    corr.and_then(|c| pending.iter().position(|p| p.correlation_id == c))
+                    let c = corr?;
+                    match pending.front() {
+                        Some(p) if p.correlation_id == c => Some(0),
+                        _ => pending.iter().position(|p| p.correlation_id == c),
+                    }
                 };
                 let mut found = find(&self.pending);
                 if let Some(c) = corr.filter(|_| !self.tentative.is_empty()) {

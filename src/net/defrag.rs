@@ -147,7 +147,9 @@ impl Decoder {
         origlen: u32,
         ts_ns: i64,
     ) -> Option<TcpSegment<'a>> {
-        self.expire(ts_ns);
+        if !self.ages.is_empty() {
+            self.expire(ts_ns);
+        }
         if let Some(seg) = common(linktype, data, &mut self.stats) {
             return Some(seg);
         }

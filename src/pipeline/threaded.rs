@@ -25,11 +25,11 @@ use super::{
 };
 use crate::capture::{CaptureError, Source};
 use crate::codec::{self, Need};
-use crate::dissect::{Record, dissect_with};
+use crate::dissect::{Record, TlsTag, dissect_with};
 use crate::kafka::KafkaMessage;
 use crate::net::{Decoder, NetStats};
 use crate::proto::Kind;
-use crate::tcp::{ConnId, Reassembler, Stamp, StreamEvent, TcpStats};
+use crate::tcp::{ConnId, DataHead, Reassembler, Stamp, StreamEvent, TcpStats};
 use crate::topics::{IdNames, TopicNames, TopicNamesStats};
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::collections::{BTreeMap, BTreeSet};
@@ -69,13 +69,17 @@ struct Packets {
     tcp: Option<TcpStats>,
 }
 
-/// One stream event of a [`Packets`] batch, released while packet `at` was handled.
-struct Held {
-    at: Stamp,
-    /// Data's bytes are not here but at `start..end`.
-    ev: StreamEvent<'static>,
-    start: usize,
-    end: usize,
+/// One stream event of a [`Packets`] batch. Bytes, the common case, are kept small (their
+/// stamp is their own); any other event is kept (boxed: they are few) with the packet
+/// `at` that released it.
+enum Held {
+    /// [`StreamEvent::Data`] without its bytes, which are at `start..end` of the batch's.
+    Data {
+        head: DataHead,
+        start: usize,
+        end: usize,
+    },
+    Other(Box<(Stamp, StreamEvent<'static>)>),
 }
 
 impl Packets {
@@ -97,15 +101,19 @@ impl Packets {
 
     /// Keeps an event released while packet `at` was handled.
     fn event(&mut self, at: Stamp, ev: StreamEvent<'_>) {
-        let start = self.bytes.len();
-        let (ev, data) = ev.detach();
-        self.bytes.extend_from_slice(data);
-        self.items.push(Held {
-            at,
-            ev,
-            start,
-            end: self.bytes.len(),
-        });
+        let held = match ev.split() {
+            Ok((head, data)) => {
+                let start = self.bytes.len();
+                self.bytes.extend_from_slice(data);
+                Held::Data {
+                    head,
+                    start,
+                    end: self.bytes.len(),
+                }
+            }
+            Err(other) => Held::Other(Box::new((at, other))),
+        };
+        self.items.push(held);
     }
 
     fn full(&self) -> bool {
@@ -129,23 +137,36 @@ impl Packets {
 }
 
 impl Held {
-    /// The event, its bytes (if any) in `bytes`.
-    fn event<'b>(&self, bytes: &'b [u8]) -> StreamEvent<'b> {
-        self.ev.attach(bytes.get(self.start..self.end).unwrap_or_default())
+    /// The event, its bytes (if any) in `bytes`, and the packet it goes with (for bytes,
+    /// their own).
+    fn event<'b>(&self, bytes: &'b [u8]) -> (Stamp, StreamEvent<'b>) {
+        match self {
+            Held::Data { head, start, end } => {
+                (head.at, head.event(bytes.get(*start..*end).unwrap_or_default()))
+            }
+            Held::Other(b) => (b.0, b.1.attach(&[])),
+        }
     }
 }
 
-/// The Kafka frames one batch of packets finished, in order, their bytes in one buffer.
+/// The Kafka frames one batch of packets finished, in order. Most lie whole in the
+/// batch's own bytes, which come along (moved, not copied); the others' bytes are copied
+/// into one buffer.
 #[derive(Default)]
 struct Frames {
     /// The batch's place in the run, from 0.
     seq: u64,
     bytes: Vec<u8>,
+    /// The bytes of the batch of packets (see [`Packets::bytes`]).
+    shared: Vec<u8>,
     items: Vec<Frame>,
 }
 
-/// A [`KafkaMessage`] with its bytes in [`Frames::bytes`], and what carried it.
+/// A [`KafkaMessage`] with its bytes in [`Frames::shared`] or [`Frames::bytes`], and what
+/// carried it.
 struct Frame {
+    /// The bytes are in [`Frames::shared`].
+    in_shared: bool,
     conn: ConnId,
     packet: u64,
     ts_ns: i64,
@@ -159,10 +180,20 @@ struct Frame {
     api: Option<(i16, i16)>,
     request_packet: Option<u64>,
     latency_ns: Option<i64>,
-    warnings: Vec<String>,
     stream_end: u64,
-    carried: Carried,
+    /// The input file it came from.
+    file: u32,
     first: i64,
+    /// Its warnings and TLS tag, when it has any (rarely: kept out of line so a frame
+    /// stays small to push and move).
+    extra: Option<Box<Extra>>,
+}
+
+/// What few frames carry besides the common fields.
+#[derive(Default)]
+struct Extra {
+    warnings: Vec<String>,
+    tls: Option<TlsTag>,
 }
 
 impl Frames {
@@ -170,15 +201,28 @@ impl Frames {
     fn with_room() -> Frames {
         Frames {
             seq: 0,
-            bytes: Vec::with_capacity(BATCH_BYTES),
-            items: Vec::with_capacity(256),
+            bytes: Vec::new(),
+            // Swapped with the batch of packets' bytes, so it goes back to the reader
+            // with the room a batch needs.
+            shared: Vec::with_capacity(BATCH_BYTES + 2048),
+            // A batch of packets mostly finishes fewer frames than it has packets.
+            items: Vec::with_capacity(BATCH_PACKETS),
         }
     }
 
-    fn push(&mut self, f: &KafkaMessage<'_>, carried: Carried, first: i64) {
-        let start = self.bytes.len();
-        self.bytes.extend_from_slice(f.data);
+    /// Adds a frame; its bytes are not copied when they lie in `shared` (the batch of
+    /// packets' bytes, which become [`Frames::shared`]).
+    fn push(&mut self, f: &KafkaMessage<'_>, carried: Carried, first: i64, shared: &[u8]) {
+        let (in_shared, start, end) = match offset_in(shared, f.data) {
+            Some(at) => (true, at, at + f.data.len()),
+            None => {
+                let start = self.bytes.len();
+                self.bytes.extend_from_slice(f.data);
+                (false, start, self.bytes.len())
+            }
+        };
         self.items.push(Frame {
+            in_shared,
             conn: f.conn,
             packet: f.packet,
             ts_ns: f.ts_ns,
@@ -186,19 +230,20 @@ impl Frames {
             dst: f.dst,
             kind: f.kind,
             start,
-            end: self.bytes.len(),
+            end,
             wire_size: f.wire_size,
             cut: f.cut,
             api: f.api,
             request_packet: f.request_packet,
             latency_ns: f.latency_ns,
-            warnings: if f.warnings.is_empty() {
-                Vec::new()
-            } else {
-                f.warnings.clone()
-            },
+            extra: (!f.warnings.is_empty() || carried.tls.is_some()).then(|| {
+                Box::new(Extra {
+                    warnings: f.warnings.clone(),
+                    tls: carried.tls,
+                })
+            }),
+            file: carried.file,
             stream_end: f.stream_end,
-            carried,
             first,
         });
     }
@@ -206,25 +251,48 @@ impl Frames {
     /// Delivers every frame to `sink`, in order, and empties the batch for reuse.
     fn deliver(&mut self, back: &mut Back, sink: &mut dyn FnMut(&Record<'_>) -> ControlFlow<()>) {
         for mut item in self.items.drain(..) {
-            let f = item.message(&self.bytes);
-            deliver(&f, item.carried, item.first, back, sink);
+            let f = item.message(&self.bytes, &self.shared);
+            deliver(&f, item.carried(), item.first, back, sink);
         }
         self.clear();
     }
 
     fn clear(&mut self) {
         self.items.clear();
-        self.bytes.clear();
-        if self.bytes.capacity() > KEEP_BYTES {
-            self.bytes = Vec::new();
+        for b in [&mut self.bytes, &mut self.shared] {
+            b.clear();
+            if b.capacity() > KEEP_BYTES {
+                *b = Vec::new();
+            }
         }
     }
 }
 
+/// Where `part` starts in `whole`, if it lies there.
+fn offset_in(whole: &[u8], part: &[u8]) -> Option<usize> {
+    let at = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
+    let end = at.checked_add(part.len())?;
+    (!part.is_empty() && end <= whole.len()).then_some(at)
+}
+
 impl Frame {
-    /// The frame as the front handed it over, its bytes in `bytes`; the warnings move
-    /// into it.
-    fn message<'b>(&mut self, bytes: &'b [u8]) -> KafkaMessage<'b> {
+    /// Its TLS tag, taken.
+    fn take_tls(&mut self) -> Option<TlsTag> {
+        self.extra.as_mut().and_then(|e| e.tls.take())
+    }
+
+    /// What carried it, the TLS tag taken.
+    fn carried(&mut self) -> Carried {
+        Carried {
+            tls: self.take_tls(),
+            file: self.file,
+        }
+    }
+
+    /// The frame as the front handed it over, its bytes in `bytes` or `shared`; the
+    /// warnings move into it.
+    fn message<'b>(&mut self, bytes: &'b [u8], shared: &'b [u8]) -> KafkaMessage<'b> {
+        let bytes = if self.in_shared { shared } else { bytes };
         KafkaMessage {
             conn: self.conn,
             packet: self.packet,
@@ -238,7 +306,11 @@ impl Frame {
             api: self.api,
             request_packet: self.request_packet,
             latency_ns: self.latency_ns,
-            warnings: std::mem::take(&mut self.warnings),
+            warnings: self
+                .extra
+                .as_mut()
+                .map(|e| std::mem::take(&mut e.warnings))
+                .unwrap_or_default(),
             stream_end: self.stream_end,
         }
     }
@@ -294,11 +366,11 @@ impl Output {
                     let Some(item) = frames.items.get_mut(i) else {
                         continue;
                     };
-                    let f = item.message(&frames.bytes);
+                    let f = item.message(&frames.bytes, &frames.shared);
                     let mut r = dissect_with(&f, item.first, &back.need);
-                    r.file = item.carried.file;
+                    r.file = item.file;
                     r.topic_names = d.names;
-                    r.tls = item.carried.tls.take();
+                    r.tls = item.take_tls();
                     back.count(Counted::of(&r));
                     let flow = hooks.message(&r);
                     codec::recycle(std::mem::take(&mut r.msg.tree.nodes));
@@ -448,14 +520,21 @@ fn worker_thread(
 /// Dissects and renders one batch: a message that carries a topic id after the batch's
 /// turn, with the names known by then; every other one at once.
 fn render_batch(w: &Work<'_>, batch: &mut Frames, out: &mut Output) {
-    let Frames { seq, bytes, items } = batch;
+    let Frames {
+        seq,
+        bytes,
+        shared,
+        items,
+    } = batch;
     let mut waiting: Vec<(usize, Record<'_>)> = Vec::new();
     for (i, item) in items.iter_mut().enumerate() {
-        let f = item.message(bytes);
+        let f = item.message(bytes, shared);
         let mut r = dissect_with(&f, item.first, w.need);
         // Kept for the caller's thread, should it dissect this one again.
-        item.warnings = f.warnings;
-        r.file = item.carried.file;
+        if !f.warnings.is_empty() {
+            item.extra.get_or_insert_default().warnings = f.warnings;
+        }
+        r.file = item.file;
         out.items.push(Done::default());
         if TopicNames::carries_ids(&r.msg) {
             waiting.push((i, r));
@@ -507,7 +586,7 @@ fn finish(
 ) {
     if let Some(d) = done {
         // Taken for rendering; put back if the caller's thread renders it.
-        r.tls = item.carried.tls.take();
+        r.tls = item.take_tls();
         let start = bytes.len();
         match w.render.render(&r, bytes) {
             Some(rendered) => {
@@ -517,7 +596,9 @@ fn finish(
             None => {
                 bytes.truncate(start);
                 d.names = std::mem::take(&mut r.topic_names);
-                item.carried.tls = r.tls.take();
+                if let Some(tls) = r.tls.take() {
+                    item.extra.get_or_insert_default().tls = Some(tls);
+                }
             }
         }
     }
@@ -546,7 +627,8 @@ fn front_thread(
         // Once the sink stopped, what was read past that point is not looked at, as on one
         // thread; the batch still comes back, so the reader's count stays right.
         if !skip.load(Ordering::Relaxed) {
-            let emit: Emit<'_> = &mut |f, carried, first| out.push(f, carried, first);
+            let shared = &batch.bytes;
+            let emit: Emit<'_> = &mut |f, carried, first| out.push(f, carried, first, shared);
             let Front {
                 tls,
                 sessions,
@@ -568,9 +650,13 @@ fn front_thread(
                 tcp = Some(t);
             }
             for h in &batch.items {
-                let first = first_ts_ns.unwrap_or(h.at.ts_ns);
-                Front::event(tls, sessions, first, h.at, h.event(&batch.bytes), emit);
+                let (at, ev) = h.event(shared);
+                let first = first_ts_ns.unwrap_or(at.ts_ns);
+                Front::event(tls, sessions, first, at, ev, emit);
             }
+            // The frames' bytes that lie in the batch's go with them; the reader gets the
+            // (empty) buffer they had.
+            std::mem::swap(&mut out.shared, &mut batch.bytes);
         }
         batch.clear();
         let _ = used.try_send(batch);
@@ -580,7 +666,7 @@ fn front_thread(
     }
     let mut out = spare.try_recv().unwrap_or_default();
     out.seq = seq;
-    let mut stats = front.finish(&mut |f, carried, first| out.push(f, carried, first));
+    let mut stats = front.finish(&mut |f, carried, first| out.push(f, carried, first, &[]));
     let _ = frames.send(out);
     if let Some(tcp) = tcp {
         stats.tcp = tcp;

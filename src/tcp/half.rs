@@ -445,6 +445,10 @@ impl HalfStream {
 
     /// Enforces the window and memory limits after buffering.
     fn after_change(&mut self, ctx: &mut Ctx<'_>) {
+        // Mostly nothing is buffered: no limit to check.
+        if self.pending.is_empty() {
+            return;
+        }
         while let Some((&first, _)) = self.pending.first_key_value() {
             let last_end = self
                 .pending
@@ -468,7 +472,8 @@ impl HalfStream {
     /// data or a FIN after such a hole is waiting, to stay conservative
     /// about captures whose directions are slightly out of order.
     pub fn on_peer_ack(&mut self, ctx: &mut Ctx<'_>, ack: u32) {
-        if !self.init {
+        // Nothing buffered and no FIN: nothing the ACK could release (the common case).
+        if !self.init || (self.pending.is_empty() && self.fin_off.is_none()) {
             return;
         }
         let ack_off = self.offset_of(ack);

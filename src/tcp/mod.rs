@@ -93,10 +93,10 @@ pub enum StreamEvent<'a> {
 }
 
 impl<'a> StreamEvent<'a> {
-    /// The event without its bytes, and the bytes: to keep the event past the buffer
-    /// they are in (the bytes copied elsewhere, then [`StreamEvent::attach`]ed).
+    /// Bytes: their event without them, and the bytes, to keep the event small past the
+    /// buffer they are in; any other event as it is.
     #[inline]
-    pub fn detach(self) -> (StreamEvent<'static>, &'a [u8]) {
+    pub fn split(self) -> Result<(DataHead, &'a [u8]), StreamEvent<'static>> {
         match self {
             StreamEvent::Data {
                 conn,
@@ -106,50 +106,31 @@ impl<'a> StreamEvent<'a> {
                 packet,
                 ts_ns,
                 file,
-            } => (
-                StreamEvent::Data {
-                    conn,
-                    dir,
-                    data: &[],
-                    stream_offset,
+            } => {
+                let at = Stamp {
                     packet,
                     ts_ns,
                     file,
-                },
-                data,
-            ),
-            StreamEvent::Opened {
-                conn,
-                a,
-                b,
-                syn_seen,
-                packet,
-            } => (
-                StreamEvent::Opened {
-                    conn,
-                    a,
-                    b,
-                    syn_seen,
-                    packet,
-                },
-                &[],
-            ),
-            StreamEvent::Gap { conn, dir, len } => (StreamEvent::Gap { conn, dir, len }, &[]),
-            StreamEvent::Conflict {
-                conn,
-                dir,
-                stream_offset,
-                len,
-            } => (
-                StreamEvent::Conflict {
+                };
+                let head = DataHead {
                     conn,
                     dir,
                     stream_offset,
-                    len,
-                },
-                &[],
-            ),
-            StreamEvent::Closed { conn, reason } => (StreamEvent::Closed { conn, reason }, &[]),
+                    at,
+                };
+                Ok((head, data))
+            }
+            other => Err(other.attach(&[])),
+        }
+    }
+
+    /// The event without its bytes, and the bytes: to keep the event past the buffer
+    /// they are in (the bytes copied elsewhere, then [`StreamEvent::attach`]ed).
+    #[inline]
+    pub fn detach(self) -> (StreamEvent<'static>, &'a [u8]) {
+        match self.split() {
+            Ok((head, data)) => (head.event(&[]), data),
+            Err(ev) => (ev, &[]),
         }
     }
 
@@ -200,6 +181,32 @@ impl<'a> StreamEvent<'a> {
                 len,
             },
             StreamEvent::Closed { conn, reason } => StreamEvent::Closed { conn, reason },
+        }
+    }
+}
+
+/// A [`StreamEvent::Data`] without its bytes (see [`StreamEvent::split`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataHead {
+    pub conn: ConnId,
+    pub dir: Dir,
+    pub stream_offset: u64,
+    /// The packet that carried the bytes.
+    pub at: Stamp,
+}
+
+impl DataHead {
+    /// The event, with `data` as its bytes.
+    #[inline]
+    pub fn event(self, data: &[u8]) -> StreamEvent<'_> {
+        StreamEvent::Data {
+            conn: self.conn,
+            dir: self.dir,
+            data,
+            stream_offset: self.stream_offset,
+            packet: self.at.packet,
+            ts_ns: self.at.ts_ns,
+            file: self.at.file,
         }
     }
 }
@@ -289,36 +296,50 @@ pub struct TcpStats {
 }
 
 /// Unordered endpoint pair on one VLAN: both directions map to one key, and
-/// the same endpoints on another VLAN are another connection.
+/// the same endpoints on another VLAN are another connection. Packed into plain words,
+/// as it is looked up for every packet: each address as 128 bits (`x` before `y`), and
+/// in `rest` both ports, both VLAN ids and whether each address is IPv6.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FlowKey(SocketAddr, SocketAddr, Vlan);
+struct FlowKey {
+    x: u128,
+    y: u128,
+    /// x's port, y's port, the outer and the inner VLAN id, 16 bits each.
+    rest: u64,
+    /// Bit 0: x is IPv6; bit 1: y is.
+    v6: u8,
+}
 
-/// Two words per key rather than every field of both addresses one by one (it is looked
-/// up for every packet). Equal keys hash alike; what is left out only makes collisions.
+/// Two words per key (the addresses folded). Equal keys hash alike; what is folded
+/// away only makes collisions.
 impl std::hash::Hash for FlowKey {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        fn word(a: &SocketAddr) -> u64 {
-            let ip = match a {
-                SocketAddr::V4(v) => u64::from(v.ip().to_bits()),
-                SocketAddr::V6(v) => {
-                    let x = v.ip().to_bits();
-                    (x as u64) ^ ((x >> 64) as u64).rotate_left(17)
-                }
-            };
-            ip.rotate_left(16) ^ u64::from(a.port())
+        fn fold(a: u128) -> u64 {
+            (a as u64) ^ ((a >> 64) as u64).rotate_left(17)
         }
-        let vlan = (u64::from(self.2.outer) << 16) | u64::from(self.2.inner);
-        h.write_u64(word(&self.0));
-        h.write_u64(word(&self.1) ^ (vlan << 32));
+        h.write_u64(fold(self.x).rotate_left(16) ^ self.rest);
+        h.write_u64(fold(self.y) ^ u64::from(self.v6));
     }
 }
 
 impl FlowKey {
+    #[inline]
     fn new(x: SocketAddr, y: SocketAddr, vlan: Vlan) -> FlowKey {
-        if x <= y {
-            FlowKey(x, y, vlan)
-        } else {
-            FlowKey(y, x, vlan)
+        fn end(a: SocketAddr) -> (bool, u128, u16) {
+            match a {
+                SocketAddr::V4(v) => (false, u128::from(v.ip().to_bits()), v.port()),
+                SocketAddr::V6(v) => (true, v.ip().to_bits(), v.port()),
+            }
+        }
+        let (x, y) = (end(x), end(y));
+        let (x, y) = if x <= y { (x, y) } else { (y, x) };
+        FlowKey {
+            x: x.1,
+            y: y.1,
+            rest: u64::from(x.2)
+                | (u64::from(y.2) << 16)
+                | (u64::from(vlan.outer) << 32)
+                | (u64::from(vlan.inner) << 48),
+            v6: u8::from(x.0) | (u8::from(y.0) << 1),
         }
     }
 }

@@ -45,6 +45,12 @@ impl Pairing {
         }
     }
 
+    /// Whether any frame is tentative.
+    #[inline]
+    pub(in crate::kafka) fn has_tentative(&self) -> bool {
+        !(self.tentative.is_empty() && self.answers.is_empty())
+    }
+
     /// Bytes the tentative frames hold.
     pub(in crate::kafka) fn tentative_bytes(&self) -> usize {
         // Asked twice per stream event: the common case, none, costs no iteration.
