@@ -382,10 +382,13 @@ impl Framer {
             // packet, quadratic time in the frame's size.
             Some(mut b) if self.buf.is_empty() => {
                 b.drain(..pos.min(b.len()));
-                // The buffer is kept with its room, for the next frame split over packets:
-                // no allocation per partial frame. That room is counted over all
-                // connections and capped (see `budget`), so a connection that once carried
-                // a large frame gives it back when room is short.
+                // Mostly consumed: keep the rest in a right-sized buffer, so a connection
+                // that once carried a large frame does not hold its capacity (held() counts
+                // lengths). Only frames completing get here, so this copy stays linear.
+                // A small buffer is kept as it is, for the next frame split over packets.
+                if b.len() < b.capacity() / 4 && b.capacity() > PARTIAL_ROOM {
+                    b = b.as_slice().to_vec();
+                }
                 self.buf = b;
             }
             _ => {

@@ -239,18 +239,13 @@ impl Sessions {
             }
             StreamEvent::Opened { conn, .. } | StreamEvent::Closed { conn, .. } => conn,
         };
-        let room = self.conns.get(&id).map_or(0, |(c, _)| c.held_room().1);
         let (before, after) = self.ordered(id, out, |s, out| s.dispatch(frame, ts_ns, ev, out));
-        let conn = self.conns.get_mut(&id).map(|(c, _)| c);
         if self.budget.account(before, after) {
-            if let Some(conn) = conn {
+            if let Some((conn, _)) = self.conns.get_mut(&id) {
                 let shed = conn.shed(&mut self.stats);
                 self.budget.release(shed);
             }
         }
-        let conn = self.conns.get_mut(&id).map(|(c, _)| c);
-        let room_after = conn.as_ref().map_or(0, |c| c.held_room().1);
-        self.budget.keep_room(room, room_after, conn);
         self.stats.peak_buffered = self.stats.peak_buffered.max(self.budget.held());
     }
 
@@ -277,7 +272,7 @@ impl Sessions {
         let Some((c, queue)) = conns.get_mut(&id) else {
             return;
         };
-        let ((before, room), hold) = (c.held_room(), c.hold());
+        let (before, hold) = (c.held(), c.hold());
         let others = *queued - queue.bytes();
         {
             let out = &mut |m: &KafkaMessage<'_>| queue.offer(m, hold, out);
@@ -302,13 +297,10 @@ impl Sessions {
         }
         stats.out_of_order += queue.take_late();
         *queued = others + queue.bytes();
-        let (after, mut room_after) = c.held_room();
-        if budget.account(before, after) {
+        if budget.account(before, c.held()) {
             let shed = c.shed(stats);
             budget.release(shed);
-            room_after = c.held_room().1;
         }
-        budget.keep_room(room, room_after, Some(c));
         stats.peak_buffered = stats.peak_buffered.max(budget.held());
     }
 

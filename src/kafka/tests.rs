@@ -92,18 +92,7 @@ fn a_large_frame_in_small_pieces_is_not_copied_with_each() {
     req.resize(1 << 20, 0);
     let n = (req.len() - 4) as i32;
     req[..4].copy_from_slice(&n.to_be_bytes());
-    // Room for the buffer to keep, or not (a quarter of the partial-frame cap).
-    for total in [KafkaConfig::default().max_buffered_total, 2 << 20] {
-        large_frame_in_small_pieces(&req, total);
-    }
-}
-
-fn large_frame_in_small_pieces(req: &[u8], max_buffered_total: usize) {
-    let cfg = KafkaConfig {
-        max_buffered_total,
-        ..KafkaConfig::default()
-    };
-    let mut s = Sessions::new(cfg);
+    let mut s = Sessions::new(KafkaConfig::default());
     let conn = ConnId(1);
     let opened = StreamEvent::Opened {
         conn,
@@ -136,19 +125,9 @@ fn large_frame_in_small_pieces(req: &[u8], max_buffered_total: usize) {
         }
     }
     assert!(capacities.len() < 30, "{} reallocations", capacities.len());
-    // What is left after the frame completes stays in the buffer, which keeps its room
-    // for the next frame while the room over all connections is under its cap (a
-    // quarter of the partial-frame cap), and is right-sized past it. Either way the
-    // room is counted.
-    let f = framer0(&s, conn);
-    assert_eq!(f.buf.len(), 10);
-    let room = f.buf.capacity() - f.buf.len();
-    assert_eq!(s.budget.room(), room);
-    if max_buffered_total / 4 < 1 << 20 {
-        assert!(f.buf.capacity() < 4096, "{}", f.buf.capacity());
-    } else {
-        assert!(f.buf.capacity() >= 1 << 20, "{}", f.buf.capacity());
-    }
+    // What is left after the frame completes is held in a right-sized buffer.
+    assert_eq!(framer0(&s, conn).buf.len(), 10);
+    assert!(framer0(&s, conn).buf.capacity() < 4096);
     assert_eq!(frames, [(1 << 20, false)]);
 }
 
