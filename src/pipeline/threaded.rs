@@ -10,7 +10,8 @@
 //! sink's stop must end the reading at once. The stream events of each batch of packets go
 //! to the front together (their bytes copied into one buffer, with the batch's link/IP and
 //! TCP counters), and each batch comes back as one numbered batch of the Kafka frames it
-//! finished (bytes copied likewise), so messages are delivered in the order they complete,
+//! finished (a frame lying whole in the batch's bytes is not copied: those bytes come along;
+//! any other is copied likewise), so messages are delivered in the order they complete,
 //! as on one thread. Buffers go back and forth and are reused. At most [`IN_FLIGHT`] batches
 //! are out at once, so memory stays flat. Once a sink stops, the batches read past that
 //! point are not looked at (nor counted), as on one thread.
