@@ -42,28 +42,43 @@ fn with_v4_text<R>(a: &std::net::SocketAddrV4, f: impl FnOnce(&str) -> R) -> R {
     let key = u32::from(*a.ip()) ^ port ^ port.rotate_left(16);
     // The top eight bits of a multiplicative hash: one of the 256 slots.
     let slot = (key.wrapping_mul(0x9E37_79B9) >> 24) as usize;
-    ADDR_TEXT.with(|cell| {
+    let unset = std::net::SocketAddrV4::new(std::net::Ipv4Addr::UNSPECIFIED, 0);
+    let write = |text: &mut String| write_addr(text, &SocketAddr::V4(*a));
+    with_kept_text(&ADDR_TEXT, (ADDR_SLOTS, slot), (unset, *a), write, f)
+}
+
+/// Calls `f` with the text `write` makes for `key`, kept in slot `at` of `cell`'s `n`
+/// slots (made on first use, all `unset`): written again only when another key took the
+/// slot. Shared by the address and the address-pair texts.
+fn with_kept_text<K: Copy + PartialEq, R>(
+    cell: &'static std::thread::LocalKey<std::cell::RefCell<Vec<(K, String)>>>,
+    (n, at): (usize, usize),
+    (unset, key): (K, K),
+    write: impl Fn(&mut String),
+    f: impl FnOnce(&str) -> R,
+) -> R {
+    cell.with(|cell| {
         let Ok(mut slots) = cell.try_borrow_mut() else {
-            let mut text = String::with_capacity(21);
-            write_addr(&mut text, &SocketAddr::V4(*a));
+            let mut text = String::with_capacity(48);
+            write(&mut text);
             return f(&text);
         };
         if slots.is_empty() {
-            let unset = std::net::SocketAddrV4::new(std::net::Ipv4Addr::UNSPECIFIED, 0);
-            slots.resize(ADDR_SLOTS, (unset, String::new()));
+            slots.resize(n, (unset, String::new()));
         }
-        match slots.get_mut(slot) {
-            Some((at, text)) => {
-                if at != a || text.is_empty() {
-                    *at = *a;
+        match slots.get_mut(at) {
+            Some((kept, text)) => {
+                // An empty text is an unset slot, whatever its key.
+                if *kept != key || text.is_empty() {
+                    *kept = key;
                     text.clear();
-                    write_addr(text, &SocketAddr::V4(*a));
+                    write(text);
                 }
                 f(text)
             }
             None => {
-                let mut text = String::with_capacity(21);
-                write_addr(&mut text, &SocketAddr::V4(*a));
+                let mut text = String::with_capacity(48);
+                write(&mut text);
                 f(&text)
             }
         }
@@ -84,7 +99,7 @@ pub fn push_addr_pair(out: &mut String, src: &SocketAddr, dst: &SocketAddr) {
 /// Slots of [`with_pair_text`]: a connection's two directions each take one.
 const PAIR_SLOTS: usize = 4096;
 
-type PairSlot = (std::net::SocketAddrV4, std::net::SocketAddrV4, String);
+type PairSlot = ((std::net::SocketAddrV4, std::net::SocketAddrV4), String);
 
 thread_local! {
     static PAIR_TEXT: std::cell::RefCell<Vec<PairSlot>> =
@@ -109,32 +124,8 @@ fn with_pair_text<R>(
         .wrapping_add(u32::from(*d.ip()) ^ dp.rotate_left(7));
     // The top twelve bits of a multiplicative hash: one of the 4096 slots.
     let slot = (key.wrapping_mul(0x85EB_CA6B) >> 20) as usize;
-    PAIR_TEXT.with(|cell| {
-        let Ok(mut slots) = cell.try_borrow_mut() else {
-            let mut text = String::with_capacity(48);
-            write(&mut text);
-            return f(&text);
-        };
-        if slots.is_empty() {
-            let unset = std::net::SocketAddrV4::new(std::net::Ipv4Addr::UNSPECIFIED, 0);
-            slots.resize(PAIR_SLOTS, (unset, unset, String::new()));
-        }
-        match slots.get_mut(slot) {
-            Some((at_s, at_d, text)) => {
-                if at_s != s || at_d != d || text.is_empty() {
-                    (*at_s, *at_d) = (*s, *d);
-                    text.clear();
-                    write(text);
-                }
-                f(text)
-            }
-            None => {
-                let mut text = String::with_capacity(48);
-                write(&mut text);
-                f(&text)
-            }
-        }
-    })
+    let unset = std::net::SocketAddrV4::new(std::net::Ipv4Addr::UNSPECIFIED, 0);
+    with_kept_text(&PAIR_TEXT, (PAIR_SLOTS, slot), ((unset, unset), (*s, *d)), write, f)
 }
 
 /// Writes `ip:port` (what [`push_addr`] appends), with nothing kept.
