@@ -390,11 +390,11 @@ fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], Box<
             // tree has none (see `Walker::size_prefix_nodes`).
             if !w.lean {
                 w.open(
-                frame,
-                SIZE_GROUP,
-                None,
-                "",
-                Value::None,
+                    frame,
+                    SIZE_GROUP,
+                    None,
+                    "",
+                    Value::None,
                     SIZE_GROUP_ABOUT,
                     Role::Frame,
                 );

@@ -150,7 +150,7 @@ impl Conn {
         }
         framers
             .iter()
-            .filter(|f| matches!(f.state, State::Hunting(_)))
+            .filter(|f| hunting(f))
             .filter_map(|f| f.marks.front().map(|m| m.frame))
             .chain(self.pairing.tentative_packet())
             .min()
