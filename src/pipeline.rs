@@ -310,6 +310,13 @@ impl Front {
         // Bytes carry the packet that carried them (not the one that
         // released them), so a message is placed at its last byte.
         let at = stamp(&ev, at);
+        if tls.passes(&ev) {
+            // A plain connection's event, handed on as the TLS layer would (without a view).
+            let file = at.file;
+            return sessions.on_event(at.packet, at.ts_ns, ev, &mut |f| {
+                out(f, Carried { tls: None, file }, first);
+            });
+        }
         tls.on_event(at.packet, at.ts_ns, ev, &mut |ev, view| {
             let at = stamp(&ev, at);
             sessions.on_event(at.packet, at.ts_ns, ev, &mut |f| {

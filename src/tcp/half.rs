@@ -24,6 +24,8 @@ pub(super) struct Ctx<'c> {
     pub scratch: &'c mut Vec<(u64, u64)>,
     /// The packet being handled: the stamp of the bytes it carries.
     pub at: Stamp,
+    /// Whether common segments take their shortcut (off only to test it).
+    pub shortcuts: bool,
 }
 
 impl Ctx<'_> {
@@ -296,6 +298,36 @@ impl HalfStream {
         self.after_change(ctx);
     }
 
+    /// [`HalfStream::accept`] of the common segment, without its general steps: the next
+    /// bytes in order, all captured (`claimed` is their length), no FIN, with nothing
+    /// buffered and no FIN seen before. False, having done nothing, for any other segment.
+    #[inline]
+    pub fn accept_next(&mut self, ctx: &mut Ctx<'_>, seq: u32, payload: &[u8], claimed: u64) -> bool {
+        let len = payload.len() as u64;
+        if !self.init
+            || len == 0
+            || claimed != len
+            || len > MAX_AHEAD
+            || self.next_off >= 1 << 62
+            || seq != self.next_seq()
+            || self.fin_off.is_some()
+            || !self.pending.is_empty()
+        {
+            return false;
+        }
+        // What `accept` does with it: no window, FIN, retransmission, overlap or cut
+        // tail to see to, so the bytes are delivered.
+        self.max_end = self.max_end.max(self.next_off + len);
+        self.deliver(ctx, payload, ctx.at);
+        true
+    }
+
+    /// An ACK from the peer changes nothing here (see [`HalfStream::on_peer_ack`]).
+    #[inline]
+    pub fn ack_changes_nothing(&self) -> bool {
+        !self.init || (self.pending.is_empty() && self.fin_off.is_none())
+    }
+
     /// Compares a retransmitted `bytes` (at `start`, all before next_off)
     /// with the delivered history.
     fn check_history(&self, ctx: &mut Ctx<'_>, start: u64, bytes: &[u8]) {
@@ -473,7 +505,7 @@ impl HalfStream {
     /// about captures whose directions are slightly out of order.
     pub fn on_peer_ack(&mut self, ctx: &mut Ctx<'_>, ack: u32) {
         // Nothing buffered and no FIN: nothing the ACK could release (the common case).
-        if !self.init || (self.pending.is_empty() && self.fin_off.is_none()) {
+        if self.ack_changes_nothing() {
             return;
         }
         let ack_off = self.offset_of(ack);

@@ -324,6 +324,25 @@ impl std::hash::Hash for FlowKey {
 impl FlowKey {
     #[inline]
     fn new(x: SocketAddr, y: SocketAddr, vlan: Vlan) -> FlowKey {
+        let vlans = (u64::from(vlan.outer) << 32) | (u64::from(vlan.inner) << 48);
+        if let (SocketAddr::V4(a), SocketAddr::V4(b)) = (x, y) {
+            // The common case: (address, port) ordered as one 48-bit number each, which
+            // orders them as the general path's (false, address, port) does.
+            let word = |v: std::net::SocketAddrV4| (u64::from(v.ip().to_bits()) << 16) | u64::from(v.port());
+            let (a, b) = (word(a), word(b));
+            let (x, y) = if a <= b { (a, b) } else { (b, a) };
+            return FlowKey {
+                x: u128::from(x >> 16),
+                y: u128::from(y >> 16),
+                rest: (x & 0xffff) | ((y & 0xffff) << 16) | vlans,
+                v6: 0,
+            };
+        }
+        FlowKey::general(x, y, vlan)
+    }
+
+    /// [`FlowKey::new`] for any addresses.
+    fn general(x: SocketAddr, y: SocketAddr, vlan: Vlan) -> FlowKey {
         fn end(a: SocketAddr) -> (bool, u128, u16) {
             match a {
                 SocketAddr::V4(v) => (false, u128::from(v.ip().to_bits()), v.port()),
@@ -387,6 +406,9 @@ pub struct Reassembler {
     next_id: u64,
     total_buffered: usize,
     scratch: Vec<(u64, u64)>,
+    /// Whether common segments take their shortcut (see [`segment`]); off only to test
+    /// that it does what the general steps do.
+    shortcuts: bool,
 }
 
 type Out<'o> = &'o mut dyn FnMut(StreamEvent<'_>);
@@ -403,7 +425,15 @@ impl Reassembler {
             next_id: 0,
             total_buffered: 0,
             scratch: Vec::new(),
+            shortcuts: true,
         }
+    }
+
+    /// Turns the shortcut for common segments off, to compare it with the general steps.
+    #[cfg(test)]
+    fn without_shortcuts(mut self) -> Self {
+        self.shortcuts = false;
+        self
     }
 
     pub fn stats(&self) -> &TcpStats {
@@ -452,6 +482,7 @@ impl Reassembler {
             total_buffered,
             scratch,
             tick,
+            shortcuts,
             ..
         } = self;
         let both_done = match conns.get_mut(&key) {
@@ -469,6 +500,7 @@ impl Reassembler {
                     out,
                     scratch,
                     at,
+                    shortcuts: *shortcuts,
                 };
                 segment(conn, &mut ctx, seg)
             }
@@ -482,6 +514,7 @@ impl Reassembler {
                     conns,
                     total_buffered,
                     scratch,
+                    shortcuts,
                     ..
                 } = self;
                 let Some(conn) = conns.get_mut(&key) else {
@@ -496,6 +529,7 @@ impl Reassembler {
                     out,
                     scratch,
                     at,
+                    shortcuts: *shortcuts,
                 };
                 segment(conn, &mut ctx, seg)
             }
@@ -665,6 +699,7 @@ impl Reassembler {
                     ts_ns: conn.last_ts,
                     file: 0,
                 },
+                shortcuts: false,
             };
             conn.halves(dir).0.flush(&mut ctx);
         }
@@ -735,6 +770,19 @@ fn segment(conn: &mut TcpConn, ctx: &mut Ctx<'_>, seg: &TcpSegment<'_>) -> bool 
         Dir::BtoA
     };
     let (this, other) = conn.halves(dir);
+    // The common segment (the next bytes of a started direction, no SYN or FIN, nothing
+    // buffered on either side) takes the shortcut: what the steps below do for it.
+    if ctx.shortcuts
+        && !seg.syn
+        && !seg.fin
+        && (!seg.ack_flag || other.ack_changes_nothing())
+    {
+        ctx.dir = dir;
+        if this.accept_next(ctx, seg.seq, seg.payload, u64::from(seg.payload_len)) {
+            // No FIN: this direction is not finished.
+            return false;
+        }
+    }
     if seg.syn {
         if this.isn.is_some_and(|isn| isn != seg.seq) {
             // A SYN-ACK with a different ISN: keep the first.

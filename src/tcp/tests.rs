@@ -850,3 +850,93 @@ fn bytes_keep_the_input_file_of_their_packet() {
     // Frame 4 (file 1) holds the second 10 bytes, frame 5 (file 0) the first.
     assert_eq!(files, vec![(5, 0), (4, 1)]);
 }
+
+proptest! {
+    /// The IPv4 shortcut of [`FlowKey::new`] makes the key the general path makes, so
+    /// both directions, and the ordering of the ends, stay as they were.
+    #[test]
+    fn flow_key_shortcut_is_the_general_key(a in any::<u32>(), b in any::<u32>(),
+                                            pa in any::<u16>(), pb in any::<u16>(),
+                                            same_ip in any::<bool>(),
+                                            outer in any::<u16>(), inner in any::<u16>()) {
+        let b = if same_ip { a } else { b };
+        let x = SocketAddr::from((std::net::Ipv4Addr::from_bits(a), pa));
+        let y = SocketAddr::from((std::net::Ipv4Addr::from_bits(b), pb));
+        let vlan = Vlan { outer, inner };
+        prop_assert_eq!(FlowKey::new(x, y, vlan), FlowKey::general(x, y, vlan));
+        prop_assert_eq!(FlowKey::new(y, x, vlan), FlowKey::general(x, y, vlan));
+    }
+}
+
+/// One segment of [`shortcut_segments`]: from the client or not, where its sequence
+/// number lies (0 to 3: the next in order; 4: behind; 5: ahead), its payload length and
+/// how much of it was captured, flags (SYN, FIN, RST, ACK bits), and where its ACK lies.
+type Step = (bool, u8, usize, usize, u8, u8);
+
+fn shortcut_segments() -> impl Strategy<Value = Vec<Step>> {
+    prop::collection::vec(
+        (any::<bool>(), 0u8..6, 0usize..40, 0usize..4, any::<u8>(), 0u8..4),
+        1..120,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// The shortcut for common segments does exactly what the general steps do: the same
+    /// events (bytes, stamps, gaps, conflicts, closes) and the same counters, whatever
+    /// mix of in-order, repeated, early, cut, SYN, FIN and RST segments comes.
+    #[test]
+    fn shortcut_matches_the_general_steps(steps in shortcut_segments(), history in 0usize..64) {
+        let cfg = TcpConfig { overlap_history: history, gap_window: 200, ..TcpConfig::default() };
+        let mut fast = Reassembler::new(cfg.clone());
+        let mut slow = Reassembler::new(cfg).without_shortcuts();
+        let (c, s) = addrs();
+        let mut next = [1000u32, 5000u32];
+        let bytes: Vec<u8> = (0..=255u8).cycle().take(4096).collect();
+        let (mut got_fast, mut got_slow) = (Sink::default(), Sink::default());
+        for (i, &(client, place, len, cut, flags, ack_at)) in steps.iter().enumerate() {
+            let d = usize::from(!client);
+            let seq = match place {
+                0..=3 => next[d],
+                4 => next[d].wrapping_sub(len as u32 / 2 + 1),
+                _ => next[d].wrapping_add(len as u32 + 3),
+            };
+            if place <= 3 {
+                next[d] = next[d].wrapping_add(len as u32);
+            }
+            let from = (i * 7) % 3000;
+            let captured = len.saturating_sub(if cut == 3 { len / 2 + 1 } else { 0 });
+            let ack = match ack_at {
+                0 => next[1 - d],
+                1 => next[1 - d].wrapping_add(17),
+                2 => next[1 - d].wrapping_sub(9),
+                _ => 0,
+            };
+            let (src, dst) = if client { (c, s) } else { (s, c) };
+            let seg = TcpSegment {
+                src,
+                dst,
+                vlan: Vlan::default(),
+                seq,
+                ack,
+                // SYNs, FINs and RSTs now and then; mostly ACKs.
+                syn: flags % 23 == 0,
+                fin: flags % 17 == 1,
+                rst: flags == 255,
+                ack_flag: flags % 5 != 0,
+                payload: &bytes[from..from + captured],
+                payload_truncated: captured < len,
+                payload_len: len as u32,
+            };
+            let at = Stamp { packet: i as u64 + 1, ts_ns: i as i64 * 10, file: 0 };
+            fast.push_at(at, &seg, &mut |e| got_fast.take(e));
+            slow.push_at(at, &seg, &mut |e| got_slow.take(e));
+        }
+        fast.finish(&mut |e| got_fast.take(e));
+        slow.finish(&mut |e| got_slow.take(e));
+        prop_assert_eq!(&got_fast.evs, &got_slow.evs);
+        prop_assert_eq!(&got_fast.stamps, &got_slow.stamps);
+        prop_assert_eq!(fast.stats(), slow.stats());
+    }
+}

@@ -14,6 +14,8 @@ use std::net::SocketAddr;
 pub const UNKNOWN_GAP: u64 = u64::MAX;
 /// Records remembered per direction, for views that show record boundaries.
 const RECORDS_KEPT: usize = 256;
+/// Slots of [`TlsLayer::passes`]'s memory of plain connections.
+const PLAIN_SLOTS: usize = 256;
 
 /// Limits of the stage.
 #[derive(Clone, Debug)]
@@ -208,6 +210,11 @@ enum State {
     Plain,
 }
 
+/// Where a connection goes in [`TlsLayer`]'s memory of plain connections.
+fn plain_slot(c: ConnId) -> usize {
+    (c.0 % PLAIN_SLOTS as u64) as usize
+}
+
 fn di(d: Dir) -> usize {
     match d {
         Dir::AtoB => 0,
@@ -244,6 +251,10 @@ pub struct TlsLayer {
     pub peak_buffered: usize,
     /// Times the overall cap made a connection drop what it held.
     pub shed: u64,
+    /// Connections found plain (not TLS), by id modulo [`PLAIN_SLOTS`]: the id plus 1 (0
+    /// for none). A connection never stops being plain, and ids are not reused, so the
+    /// events [`TlsLayer::passes`] names by it are known to pass through unchanged.
+    plain: Box<[u64; PLAIN_SLOTS]>,
 }
 
 impl std::fmt::Debug for TlsLayer {
@@ -265,7 +276,22 @@ impl TlsLayer {
             buffered: 0,
             peak_buffered: 0,
             shed: 0,
+            plain: Box::new([0; PLAIN_SLOTS]),
         }
+    }
+
+    /// Whether `ev` is known, without a look-up, to pass through [`TlsLayer::on_event`]
+    /// unchanged and without a view (bytes, a gap or a conflict of a plain connection): the
+    /// caller may then hand it on itself. False says nothing.
+    #[inline]
+    pub fn passes(&self, ev: &StreamEvent<'_>) -> bool {
+        let (StreamEvent::Data { conn, .. }
+        | StreamEvent::Gap { conn, .. }
+        | StreamEvent::Conflict { conn, .. }) = ev
+        else {
+            return false;
+        };
+        self.plain.get(plain_slot(*conn)) == Some(&conn.0.wrapping_add(1))
     }
 
     /// The TLS version of a connection being decrypted (for `"tls"` in NDJSON).
@@ -331,6 +357,9 @@ impl TlsLayer {
                 };
                 if let State::Plain = state {
                     // Not TLS, the common case: straight through.
+                    if let Some(slot) = self.plain.get_mut(plain_slot(conn)) {
+                        *slot = conn.0.wrapping_add(1);
+                    }
                     out(ev, None);
                     return;
                 }
