@@ -313,9 +313,18 @@ impl Front {
         if tls.passes(&ev) {
             // A plain connection's event, handed on as the TLS layer would (without a view).
             let file = at.file;
-            return sessions.on_event(at.packet, at.ts_ns, ev, &mut |f| {
-                out(f, Carried { tls: None, file }, first);
-            });
+            let out = &mut |f: &KafkaMessage<'_>| out(f, Carried { tls: None, file }, first);
+            return match ev {
+                StreamEvent::Data {
+                    conn,
+                    dir,
+                    data,
+                    packet,
+                    ts_ns,
+                    ..
+                } => sessions.on_data(conn, dir, data, packet, ts_ns, out),
+                ev => sessions.on_event(at.packet, at.ts_ns, ev, out),
+            };
         }
         tls.on_event(at.packet, at.ts_ns, ev, &mut |ev, view| {
             let at = stamp(&ev, at);

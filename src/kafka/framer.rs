@@ -89,6 +89,22 @@ pub(super) struct Framer {
     check_first: bool,
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Turns [`Framer::feed`]'s shortcut off on this thread, to test it against the
+    /// general steps.
+    pub(super) static GENERAL_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether [`Framer::feed`] takes its shortcut (always, but in a test of it).
+#[inline(always)]
+fn shortcuts() -> bool {
+    #[cfg(test)]
+    return !GENERAL_ONLY.with(|g| g.get());
+    #[cfg(not(test))]
+    true
+}
+
 impl Framer {
     /// Both directions' framers, once `client` is known.
     pub(super) fn pair(
@@ -201,6 +217,9 @@ impl Framer {
         stats: &mut KafkaStats,
         out: &mut dyn FnMut(&KafkaMessage<'_>),
     ) {
+        let Some(data) = self.whole_frames(data, frame, ts_ns, pairing, stats, out) else {
+            return;
+        };
         let end = self.seen + data.len() as u64;
         self.seen = end;
         if !data.is_empty()
@@ -404,6 +423,55 @@ impl Framer {
                 }
             }
         }
+    }
+
+    /// [`Framer::feed`]'s shortcut for the common case, framing with nothing held: the
+    /// whole frames at the front of `data`, each sane (not past the limits), are handed
+    /// on as the general steps hand them on; what is left goes to those (None when
+    /// nothing is: the general steps do nothing with no bytes while framing).
+    #[inline]
+    fn whole_frames<'d>(
+        &mut self,
+        data: &'d [u8],
+        frame: u64,
+        ts_ns: i64,
+        pairing: &mut Pairing,
+        stats: &mut KafkaStats,
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
+    ) -> Option<&'d [u8]> {
+        if !shortcuts()
+            || !matches!(self.state, State::Framing)
+            || self.check_first
+            || !self.buf.is_empty()
+            || !self.marks.is_empty()
+        {
+            return Some(data);
+        }
+        let min = match self.kind {
+            Kind::Request => 8,
+            Kind::Response => 4,
+        };
+        let mut rest = data;
+        while let Some(size) = peek_size(rest) {
+            // Anything else (a size that makes no sense, a frame too large to hold) is
+            // for the general steps.
+            if size < min || size as u32 > self.limits.max_frame {
+                break;
+            }
+            let total = size as usize + 4;
+            if total > self.limits.max_buffered {
+                break;
+            }
+            let Some((whole, after)) = rest.split_at_checked(total) else {
+                break;
+            };
+            let notes = std::mem::take(&mut self.notes);
+            self.seen += total as u64;
+            let m = self.message(whole, total as u64, false, notes, frame, ts_ns, self.seen);
+            pairing.emit(m, stats, out);
+            rest = after;
+        }
+        (!rest.is_empty()).then_some(rest)
     }
 
     fn kind_name(&self) -> &'static str {

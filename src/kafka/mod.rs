@@ -178,6 +178,24 @@ struct Conn {
     pairing: Pairing,
 }
 
+/// A stream event within a connection (see [`Sessions::within`]), without the
+/// connection and the packet.
+enum Within<'a> {
+    Data {
+        dir: Dir,
+        data: &'a [u8],
+    },
+    Gap {
+        dir: Dir,
+        len: u64,
+    },
+    Conflict {
+        dir: Dir,
+        stream_offset: u64,
+        len: u64,
+    },
+}
+
 /// The element of a per-direction pair that belongs to `d`.
 fn pick<T>(pair: &mut [T; 2], d: Dir) -> &mut T {
     let [ab, ba] = pair;
@@ -232,9 +250,23 @@ impl Sessions {
         out: &mut dyn FnMut(&KafkaMessage<'_>),
     ) {
         let id = match ev {
-            StreamEvent::Data { conn, .. }
-            | StreamEvent::Gap { conn, .. }
-            | StreamEvent::Conflict { conn, .. } => {
+            StreamEvent::Data {
+                conn, dir, data, ..
+            } => return self.within(conn, frame, ts_ns, Within::Data { dir, data }, out),
+            StreamEvent::Gap { conn, dir, len } => {
+                return self.within(conn, frame, ts_ns, Within::Gap { dir, len }, out);
+            }
+            StreamEvent::Conflict {
+                conn,
+                dir,
+                stream_offset,
+                len,
+            } => {
+                let ev = Within::Conflict {
+                    dir,
+                    stream_offset,
+                    len,
+                };
                 return self.within(conn, frame, ts_ns, ev, out);
             }
             StreamEvent::Opened { conn, .. } | StreamEvent::Closed { conn, .. } => conn,
@@ -249,6 +281,22 @@ impl Sessions {
         self.stats.peak_buffered = self.stats.peak_buffered.max(self.budget.held());
     }
 
+    /// [`Sessions::on_event`] of [`StreamEvent::Data`]: bytes of connection `id`'s
+    /// direction `dir`, from packet `frame` (the common event, handed over without the rest
+    /// of the event).
+    #[inline]
+    pub fn on_data(
+        &mut self,
+        id: ConnId,
+        dir: Dir,
+        data: &[u8],
+        frame: u64,
+        ts_ns: i64,
+        out: &mut dyn FnMut(&KafkaMessage<'_>),
+    ) {
+        self.within(id, frame, ts_ns, Within::Data { dir, data }, out);
+    }
+
     /// [`Sessions::on_event`] for an event within connection `id` (bytes, a gap or a
     /// conflict), which neither adds nor removes a connection: the steps of
     /// [`Sessions::ordered`] and the budget, with one look-up of the connection.
@@ -257,7 +305,7 @@ impl Sessions {
         id: ConnId,
         frame: u64,
         ts_ns: i64,
-        ev: StreamEvent<'_>,
+        ev: Within<'_>,
         out: &mut dyn FnMut(&KafkaMessage<'_>),
     ) {
         let Sessions {
@@ -278,17 +326,15 @@ impl Sessions {
             let out = &mut |m: &KafkaMessage<'_>| queue.offer(m, hold, out);
             let confirm = confirm.as_ref();
             match ev {
-                StreamEvent::Data { dir, data, .. } => {
+                Within::Data { dir, data } => {
                     c.data(cfg, confirm, stats, dir, data, frame, ts_ns, out);
                 }
-                StreamEvent::Gap { dir, len, .. } => c.gap(stats, dir, len, frame, ts_ns, out),
-                StreamEvent::Conflict {
+                Within::Gap { dir, len } => c.gap(stats, dir, len, frame, ts_ns, out),
+                Within::Conflict {
                     dir,
                     stream_offset,
                     len,
-                    ..
                 } => c.conflict(stats, dir, stream_offset, len),
-                StreamEvent::Opened { .. } | StreamEvent::Closed { .. } => {}
             }
         }
         if !queue.is_empty() {

@@ -750,3 +750,82 @@ fn responses_found_by_hunting_need_their_request() {
     assert_eq!(got[1].2, fc0_answer(6));
     assert_eq!(stats.unpaired_responses, 0);
 }
+
+/// A random exchange for [`framing_shortcut_matches_the_general_steps`]: per request, its
+/// correlation id offset, whether garbage follows it or its answer, and where the bytes
+/// are cut into packets.
+type Exchange = (Vec<(u8, u8, u8)>, Vec<usize>, Vec<usize>, bool, usize, u8);
+
+fn exchanges() -> impl proptest::strategy::Strategy<Value = Exchange> {
+    use proptest::prelude::*;
+    (
+        prop::collection::vec((any::<u8>(), any::<u8>(), any::<u8>()), 1..30),
+        prop::collection::vec(1usize..90, 1..40),
+        prop::collection::vec(1usize..90, 1..40),
+        any::<bool>(),
+        0usize..4,
+        any::<u8>(),
+    )
+}
+
+proptest::proptest! {
+    /// The framer's shortcut for whole frames does exactly what the general steps do:
+    /// the same messages (packet, kind, bytes, cut, request) and the same counters,
+    /// whatever the packet boundaries, garbage, gaps, limits and handshake.
+    #[test]
+    fn framing_shortcut_matches_the_general_steps((reqs, cuts_c, cuts_s, syn, limit, gap_at) in exchanges()) {
+        let (mut client, mut server) = (Vec::new(), Vec::new());
+        for (i, &(corr, junk, client_id)) in reqs.iter().enumerate() {
+            let corr = i32::from(corr) + i as i32;
+            let id: &[u8] = if client_id % 2 == 0 { b"c" } else { b"consumer-1" };
+            client.extend(fc0(corr, Some(id)));
+            // Now and then the answer is to another id, or garbage follows.
+            let answered = if junk % 11 == 0 { corr + 1 } else { corr };
+            server.extend(fc0_answer(answered));
+            if junk % 13 == 1 {
+                client.extend([0xff, 0xff, 0, 1, 2]);
+            }
+            if junk % 17 == 2 {
+                server.extend([0, 0, 0, 1]);
+            }
+        }
+        // Cut each direction into packets, and interleave them.
+        let cut = |bytes: &[u8], cuts: &[usize]| {
+            let mut out = Vec::new();
+            let mut at = 0;
+            for &n in cuts.iter().cycle() {
+                if at >= bytes.len() {
+                    break;
+                }
+                let end = (at + n).min(bytes.len());
+                out.push(bytes[at..end].to_vec());
+                at = end;
+            }
+            out
+        };
+        let (pc, ps) = (cut(&client, &cuts_c), cut(&server, &cuts_s));
+        let mut events = Vec::new();
+        for i in 0..pc.len().max(ps.len()) {
+            if i == usize::from(gap_at) {
+                events.push(Ev::Gap(Dir::BtoA, 7));
+            }
+            if let Some(p) = pc.get(i) {
+                events.push(Ev::Data(Dir::AtoB, p.clone()));
+            }
+            if let Some(p) = ps.get(i) {
+                events.push(Ev::Data(Dir::BtoA, p.clone()));
+            }
+        }
+        let cfg = KafkaConfig {
+            max_buffered_per_direction: [16 << 20, 20, 24, 200][limit],
+            oversized_head: 10,
+            ..KafkaConfig::default()
+        };
+        let fast = drive(cfg.clone(), Some(schema_confirm()), syn, &events);
+        framer::GENERAL_ONLY.with(|g| g.set(true));
+        let general = drive(cfg, Some(schema_confirm()), syn, &events);
+        framer::GENERAL_ONLY.with(|g| g.set(false));
+        proptest::prop_assert_eq!(&fast.0, &general.0);
+        proptest::prop_assert_eq!(format!("{:?}", fast.1), format!("{:?}", general.1));
+    }
+}
