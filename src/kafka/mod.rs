@@ -320,7 +320,7 @@ impl Sessions {
         let Some((c, queue)) = conns.get_mut(&id) else {
             return;
         };
-        let (before, hold) = (c.held(), c.hold());
+        let (before, hold) = c.held_and_hold();
         let others = *queued - queue.bytes();
         {
             let out = &mut |m: &KafkaMessage<'_>| queue.offer(m, hold, out);

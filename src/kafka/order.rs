@@ -136,6 +136,24 @@ impl Queue {
 }
 
 impl Conn {
+    /// [`Conn::held`] and [`Conn::hold`], asked together before each stream event: the
+    /// common case (framing, nothing held, nothing tentative) looks at each framer once.
+    pub(super) fn held_and_hold(&self) -> (usize, Option<u64>) {
+        if let Stage::Kafka { framers, .. } = &self.stage {
+            let [f, g] = &**framers;
+            let framing = |f: &super::framer::Framer| !matches!(f.state, State::Hunting(_));
+            if f.buf.is_empty()
+                && g.buf.is_empty()
+                && framing(f)
+                && framing(g)
+                && !self.pairing.has_tentative()
+            {
+                return (0, None);
+            }
+        }
+        (self.held(), self.hold())
+    }
+
     /// The oldest packet whose bytes this connection holds and may still turn
     /// into a message: a hunt's held bytes, tentative frames.
     pub(super) fn hold(&self) -> Option<u64> {

@@ -427,12 +427,10 @@ impl FileReader {
             return false;
         };
         let [s0, s1, s2, s3, f0, f1, f2, f3, c0, c1, c2, c3, o0, o1, o2, o3] = head;
+        // One swap for the byte order, rather than a choice per field.
         let word = |x: [u8; 4]| {
-            if be {
-                u32::from_be_bytes(x)
-            } else {
-                u32::from_le_bytes(x)
-            }
+            let v = u32::from_le_bytes(x);
+            if be { v.swap_bytes() } else { v }
         };
         let caplen = word([c0, c1, c2, c3]) as usize;
         if caplen > MAX_BLOCK || b.len() < hdr + caplen {
