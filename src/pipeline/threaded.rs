@@ -540,7 +540,7 @@ fn render_batch(w: &Work<'_>, batch: &mut Frames, out: &mut Output) {
         if TopicNames::carries_ids(&r.msg) {
             waiting.push((i, r));
         } else {
-            finish(w, item, r, out.items.last_mut(), &mut out.bytes);
+            finish(w, item, &mut r, out.items.last_mut(), &mut out.bytes);
         }
     }
     let seen = if waiting.is_empty() {
@@ -569,19 +569,19 @@ fn render_batch(w: &Work<'_>, batch: &mut Frames, out: &mut Output) {
         // A worker failed: the run is ending.
         return;
     }
-    for (i, r) in waiting {
+    for (i, mut r) in waiting {
         if let Some(item) = items.get_mut(i) {
-            finish(w, item, r, out.items.get_mut(i), &mut out.bytes);
+            finish(w, item, &mut r, out.items.get_mut(i), &mut out.bytes);
         }
     }
 }
 
 /// Renders one dissected message into `bytes`, or leaves it to the caller's thread when
-/// its output is too long to hold whole.
+/// its output is too long to hold whole. The record is borrowed, not moved: it is large.
 fn finish(
     w: &Work<'_>,
     item: &mut Frame,
-    mut r: Record<'_>,
+    r: &mut Record<'_>,
     done: Option<&mut Done>,
     bytes: &mut Vec<u8>,
 ) {
@@ -589,9 +589,9 @@ fn finish(
         // Taken for rendering; put back if the caller's thread renders it.
         r.tls = item.take_tls();
         let start = bytes.len();
-        match w.render.render(&r, bytes) {
+        match w.render.render(r, bytes) {
             Some(rendered) => {
-                d.counted = Some(Counted::of(&r));
+                d.counted = Some(Counted::of(r));
                 (d.start, d.end, d.rendered) = (start, bytes.len(), rendered);
             }
             None => {
@@ -651,6 +651,20 @@ fn front_thread(
                 tcp = Some(t);
             }
             for h in &batch.items {
+                if let Held::Data { head, start, end } = h {
+                    if tls.is_known_plain(head.conn) {
+                        // A plain connection's bytes, straight to Kafka (as `Front::event`
+                        // hands them on), without the stream event around them.
+                        let data = shared.get(*start..*end).unwrap_or_default();
+                        let at = head.at;
+                        let first = first_ts_ns.unwrap_or(at.ts_ns);
+                        let out = &mut |f: &KafkaMessage<'_>| {
+                            emit(f, Carried { tls: None, file: at.file }, first)
+                        };
+                        sessions.on_data(head.conn, head.dir, data, at.packet, at.ts_ns, out);
+                        continue;
+                    }
+                }
                 let (at, ev) = h.event(shared);
                 let first = first_ts_ns.unwrap_or(at.ts_ns);
                 Front::event(tls, sessions, first, at, ev, emit);

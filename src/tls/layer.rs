@@ -291,7 +291,14 @@ impl TlsLayer {
         else {
             return false;
         };
-        self.plain.get(plain_slot(*conn)) == Some(&conn.0.wrapping_add(1))
+        self.is_known_plain(*conn)
+    }
+
+    /// Whether connection `conn` is known, without a look-up, to be plain: its bytes, gaps
+    /// and conflicts pass through unchanged (see [`TlsLayer::passes`]).
+    #[inline]
+    pub fn is_known_plain(&self, conn: ConnId) -> bool {
+        self.plain.get(plain_slot(conn)) == Some(&conn.0.wrapping_add(1))
     }
 
     /// The TLS version of a connection being decrypted (for `"tls"` in NDJSON).
