@@ -94,7 +94,7 @@ impl TopicNames {
         if m.kind != Kind::Response || m.error.is_some() {
             return;
         }
-        let Some(body) = m.body else { return };
+        let Some(body) = id_body(m) else { return };
         for t in topic_ids(&m.tree, body) {
             if let Some(name) = wire_name(&m.tree, t.holder) {
                 self.insert(t.id, name);
@@ -135,7 +135,7 @@ impl TopicNames {
     /// [`TopicNames::names_for`] then [`TopicNames::learn`], finding the message's
     /// topic ids once for both (what the pipeline does with every message).
     pub fn see(&mut self, m: &Message<'_>) -> IdNames {
-        let Some(body) = m.body else {
+        let Some(body) = id_body(m) else {
             return IdNames::default();
         };
         let ids = topic_ids(&m.tree, body);
@@ -156,13 +156,12 @@ impl TopicNames {
     /// Whether `m` carries a topic id: only such a message reads or changes the names
     /// (see [`TopicNames::see`]), so only it must wait for the messages before it.
     pub fn carries_ids(m: &Message<'_>) -> bool {
-        m.body
-            .is_some_and(|body| !topic_ids(&m.tree, body).is_empty())
+        id_body(m).is_some_and(|body| !topic_ids(&m.tree, body).is_empty())
     }
 
     /// The known names of the ids `m` carries, for its record.
     pub fn names_for(&self, m: &Message<'_>) -> IdNames {
-        let Some(body) = m.body else {
+        let Some(body) = id_body(m) else {
             return IdNames::default();
         };
         self.names_among(&m.tree, &topic_ids(&m.tree, body))
@@ -185,6 +184,12 @@ impl TopicNames {
         }
         out
     }
+}
+
+/// The body of `m` to look for topic ids in: none when its schema has no `TopicId`
+/// (see [`Message::topic_ids`]), which spares most messages the search.
+fn id_body(m: &Message<'_>) -> Option<usize> {
+    m.body.filter(|_| m.topic_ids)
 }
 
 /// One non-zero `TopicId` field of a tree.

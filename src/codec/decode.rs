@@ -18,6 +18,7 @@ mod layout;
 mod sasl;
 mod tagged;
 
+pub(crate) use envelope::ENVELOPE;
 pub(crate) use layout::{Layout, Op, Step, layout_of};
 
 /// A walk's result. The error is boxed: errors are rare, and a small `Err` keeps every

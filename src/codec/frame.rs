@@ -4,7 +4,8 @@
 use super::need::{Act, Need};
 use super::Codec;
 use super::decode::{
-    Layout, Op, Res, SIZE_GROUP, SIZE_GROUP_ABOUT, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker, layout_of,
+    ENVELOPE, Layout, Op, Res, SIZE_GROUP, SIZE_GROUP_ABOUT, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker,
+    layout_of,
 };
 use super::error::{DecodeError, ErrorKind};
 use super::tree::{Prefix, Role, Tree, Value};
@@ -33,6 +34,10 @@ pub struct Message<'a> {
     pub name: Option<&'static str>,
     /// Bytes left over after a body that decoded completely (a warning, not an error).
     pub trailing: usize,
+    /// Whether the body's schema, at this version, has a `TopicId` field (or carries
+    /// another message, as an Envelope does): only then can the tree hold a topic id
+    /// (see `crate::topics`), and the others need not be searched for one.
+    pub topic_ids: bool,
 }
 
 impl Message<'_> {
@@ -50,6 +55,7 @@ impl Message<'_> {
             warnings: Vec::new(),
             name: None,
             trailing: 0,
+            topic_ids: false,
         }
     }
 
@@ -89,6 +95,7 @@ pub(crate) fn decode_request_in<'a>(
         .api_key
         .zip(m.api_version)
         .map(|(k, v)| resolve(codec, k, v, Kind::Request, need));
+    m.topic_ids = resolved.as_deref().is_some_and(|r| r.topic_ids);
     let (name, ty) = root_name(resolved.as_deref(), info, Kind::Request);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
@@ -111,17 +118,25 @@ pub(crate) fn decode_request_in<'a>(
             None => (1, header_layout(codec, Kind::Request, 1)),
         };
         let hs = &codec.schemas.request_header;
-        header = Some(w.open(
-            rest,
-            &hs.name,
-            None,
-            "header",
-            Value::Int(hv.into()),
-            "common request header",
-            Role::Header,
-        ));
-        let (rest, ()) = w.fields(rest, &head, TAGS_IN_HEADER, None)?;
-        w.close(rest);
+        let rest = if w.lean {
+            let plan = resolved.as_deref().map(|r| Rc::clone(&r.head_plan));
+            let plan = plan.unwrap_or_else(|| header_plan(hs));
+            let ids = (&mut m.correlation_id, &mut m.client_id);
+            lean_header(&mut w, rest, &head, &plan, ids)?.0
+        } else {
+            header = Some(w.open(
+                rest,
+                &hs.name,
+                None,
+                "header",
+                Value::Int(hv.into()),
+                "common request header",
+                Role::Header,
+            ));
+            let (rest, ()) = w.fields(rest, &head, TAGS_IN_HEADER, None)?;
+            w.close(rest);
+            rest
+        };
         let api = m.api_key.zip(m.api_version);
         body(
             &mut w,
@@ -172,6 +187,7 @@ pub(crate) fn decode_response_in<'a>(
     let info = m.api_key.and_then(apis::api_info);
     m.name = api_name(codec, m.api_key);
     let resolved = api.map(|(k, v)| resolve(codec, k, v, Kind::Response, need));
+    m.topic_ids = resolved.as_deref().is_some_and(|r| r.topic_ids);
     let (name, ty) = root_name(resolved.as_deref(), info, Kind::Response);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
@@ -189,29 +205,38 @@ pub(crate) fn decode_response_in<'a>(
         let rest = size_prefix(&mut w, frame)?;
         let hs = &codec.schemas.response_header;
         let hv = resolved.as_deref().map(|r| r.hv);
-        header = Some(w.open(
-            rest,
-            &hs.name,
-            None,
-            "header",
-            hv.map_or(Value::None, |v| Value::Int(v.into())),
-            "common response header",
-            Role::Header,
-        ));
-        let Some(hv) = hv else {
-            // Without the request, whether a tagged section follows is unknown: stop at correlation_id.
-            let head = header_layout(codec, Kind::Response, 0);
-            let (rest, ()) = w.fields(rest, &head, TAGS_IN_HEADER, None)?;
+        // Without the request, whether a tagged section follows is unknown: stop at correlation_id.
+        let unpaired;
+        let head = match resolved.as_deref() {
+            Some(r) => &r.head,
+            None => {
+                unpaired = header_layout(codec, Kind::Response, 0);
+                &unpaired
+            }
+        };
+        let rest = if w.lean {
+            let plan = resolved.as_deref().map(|r| Rc::clone(&r.head_plan));
+            let plan = plan.unwrap_or_else(|| header_plan(hs));
+            let ids = (&mut m.correlation_id, &mut None);
+            lean_header(&mut w, rest, head, &plan, ids)?.0
+        } else {
+            header = Some(w.open(
+                rest,
+                &hs.name,
+                None,
+                "header",
+                hv.map_or(Value::None, |v| Value::Int(v.into())),
+                "common response header",
+                Role::Header,
+            ));
+            let (rest, ()) = w.fields(rest, head, TAGS_IN_HEADER, None)?;
             w.close(rest);
+            rest
+        };
+        if hv.is_none() {
             raw(&mut w, rest, RAW_NO_REQUEST);
             return Ok((end_of(rest), None));
-        };
-        let head = resolved.as_deref().map(|r| &r.head);
-        let (rest, ()) = match head {
-            Some(head) => w.fields(rest, head, TAGS_IN_HEADER, None)?,
-            None => w.fields(rest, &header_layout(codec, Kind::Response, hv), TAGS_IN_HEADER, None)?,
-        };
-        w.close(rest);
+        }
         body(
             &mut w,
             rest,
@@ -248,6 +273,10 @@ struct Resolved {
     /// Where the header's `correlation_id` and `client_id` are (see [`header_node`]).
     correlation_id: Option<(usize, &'static str)>,
     client_id: Option<(usize, &'static str)>,
+    /// See [`Message::topic_ids`].
+    topic_ids: bool,
+    /// What a projected decode builds of the header (see [`lean_header`]).
+    head_plan: Rc<[Act]>,
 }
 
 /// Remembered resolutions at most: keys and versions come off the wire, so the table is
@@ -296,6 +325,7 @@ fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Rc
         };
         let message = schemas.message(key, kind, version);
         let head = header_layout(codec, kind, hv);
+        let body = message.map(|s| layout_of(&s.fields, version, s.is_flexible(version)));
         Rc::new(Resolved {
             newest: schemas.newest(key, kind),
             message,
@@ -303,7 +333,14 @@ fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Rc
             correlation_id: header_place(&head, "correlation_id"),
             client_id: header_place(&head, "client_id"),
             head,
-            body: message.map(|s| layout_of(&s.fields, version, s.is_flexible(version))),
+            topic_ids: body
+                .as_ref()
+                .is_some_and(|l| key == ENVELOPE || l.has_field("TopicId")),
+            body,
+            head_plan: header_plan(match kind {
+                Kind::Request => &schemas.request_header,
+                Kind::Response => &schemas.response_header,
+            }),
             plan: message.and_then(|s| need.plan_for(s)),
         })
     };
@@ -360,6 +397,40 @@ fn header_layout(codec: &Codec, kind: Kind, hv: i16) -> Rc<Layout> {
         Kind::Response => &schemas.response_header,
     };
     layout_of(&hs.fields, hv, hs.is_flexible(hv))
+}
+
+/// The header fields a projected decode builds: those [`Message`] holds.
+fn header_plan(hs: &MessageSchema) -> Rc<[Act]> {
+    hs.fields
+        .iter()
+        .map(|f| match f.name.as_str() {
+            "correlation_id" | "client_id" => Act::Build,
+            _ => Act::Skip,
+        })
+        .collect()
+}
+
+/// A projected decode's header: walked and checked as a full decode walks it, its ids
+/// read off the only nodes built, which are then dropped. No reader of a projected tree
+/// looks at the header: its ids are in [`Message`], whatever error the walk met.
+fn lean_header<'a>(
+    w: &mut Walker<'a>,
+    rest: &'a [u8],
+    head: &Layout,
+    plan: &[Act],
+    (correlation_id, client_id): (&mut Option<i32>, &mut Option<&'a str>),
+) -> Res<'a, ()> {
+    let mark = w.nodes.len();
+    let r = w.fields(rest, head, TAGS_IN_HEADER, Some(plan));
+    for n in w.nodes.get(mark..).unwrap_or_default() {
+        match (n.name, n.value) {
+            ("correlation_id", Value::Int(v)) => *correlation_id = Some(v as i32),
+            ("client_id", Value::Str(s)) => *client_id = s,
+            _ => {}
+        }
+    }
+    w.nodes.truncate(mark);
+    r
 }
 
 /// The API's name: kwire's table first (stable across jars), else the schema's.
