@@ -89,14 +89,11 @@ pub(crate) fn decode_request_in<'a>(
     let start = peek_request_header(frame);
     m.api_key = start.map(|s| s.api_key);
     m.api_version = start.map(|s| s.api_version);
-    let info = m.api_key.and_then(apis::api_info);
-    m.name = api_name(codec, m.api_key);
     let resolved = m
         .api_key
         .zip(m.api_version)
         .map(|(k, v)| resolve(codec, k, v, Kind::Request, need));
-    m.topic_ids = resolved.as_deref().is_some_and(|r| r.topic_ids);
-    let (name, ty) = root_name(resolved.as_deref(), info, Kind::Request);
+    let (name, ty) = named(m, resolved.as_deref(), Kind::Request);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
     w.open(
@@ -184,11 +181,8 @@ pub(crate) fn decode_response_in<'a>(
 ) {
     m.api_key = api.map(|a| a.0);
     m.api_version = api.map(|a| a.1);
-    let info = m.api_key.and_then(apis::api_info);
-    m.name = api_name(codec, m.api_key);
     let resolved = api.map(|(k, v)| resolve(codec, k, v, Kind::Response, need));
-    m.topic_ids = resolved.as_deref().is_some_and(|r| r.topic_ids);
-    let (name, ty) = root_name(resolved.as_deref(), info, Kind::Response);
+    let (name, ty) = named(m, resolved.as_deref(), Kind::Response);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
     w.open(
@@ -277,6 +271,9 @@ struct Resolved {
     topic_ids: bool,
     /// What a projected decode builds of the header (see [`lean_header`]).
     head_plan: Rc<[Act]>,
+    /// The API's name (see [`api_name`]), and the root node's name and type.
+    name: Option<&'static str>,
+    root: (&'static str, &'static str),
 }
 
 /// Remembered resolutions at most: keys and versions come off the wire, so the table is
@@ -326,8 +323,11 @@ fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Rc
         let message = schemas.message(key, kind, version);
         let head = header_layout(codec, kind, hv);
         let body = message.map(|s| layout_of(&s.fields, version, s.is_flexible(version)));
+        let newest = schemas.newest(key, kind);
         Rc::new(Resolved {
-            newest: schemas.newest(key, kind),
+            name: api_name(codec, Some(key)),
+            root: root_name(newest, info, kind),
+            newest,
             message,
             hv,
             correlation_id: header_place(&head, "correlation_id"),
@@ -440,12 +440,28 @@ fn api_name(codec: &Codec, key: Option<i16>) -> Option<&'static str> {
     apis::api_name(key).or_else(|| schemas.api_name(key))
 }
 
-fn root_name(
+/// Sets what `m` learns of its API from `resolved` (its name, and whether it may carry
+/// topic ids); the root node's name and type.
+fn named(
+    m: &mut Message<'_>,
     resolved: Option<&Resolved>,
+    kind: Kind,
+) -> (&'static str, &'static str) {
+    let Some(r) = resolved else {
+        // No API: the frame is too short to name one, or a response's request is unknown.
+        return root_name(None, None, kind);
+    };
+    m.name = r.name;
+    m.topic_ids = r.topic_ids;
+    r.root
+}
+
+fn root_name(
+    newest: Option<&'static MessageSchema>,
     info: Option<&'static ApiInfo>,
     kind: Kind,
 ) -> (&'static str, &'static str) {
-    match (resolved.and_then(|r| r.newest), info) {
+    match (newest, info) {
         (Some(s), _) => (&s.name, "message"),
         (None, Some(a)) => (a.name, kind.as_str()),
         (None, None) => ("Kafka", kind.as_str()),
