@@ -168,21 +168,21 @@ impl TopicNames {
     }
 
     fn names_among(&self, tree: &Tree<'_>, ids: &[IdAt]) -> IdNames {
-        let mut out = IdNames::default();
+        let mut out = Vec::new();
         if self.map.is_empty() {
-            return out;
+            return IdNames::default();
         }
         for t in ids {
             if wire_name(tree, t.holder).is_some() {
                 continue;
             }
             if let Some(name) = self.map.get(&t.id) {
-                if let Err(at) = out.0.binary_search_by(|(k, _)| k.cmp(&t.id)) {
-                    out.0.insert(at, (t.id, Arc::clone(name)));
+                if let Err(at) = out.binary_search_by(|(k, _): &IdName| k.cmp(&t.id)) {
+                    out.insert(at, (t.id, Arc::clone(name)));
                 }
             }
         }
-        out
+        IdNames((!out.is_empty()).then(|| out.into_boxed_slice()))
     }
 }
 
@@ -254,23 +254,28 @@ fn wire_name<'a>(tree: &Tree<'a>, parent: usize) -> Option<&'a str> {
 
 /// The names a run knew, before a message, for the topic ids it carries where the
 /// message does not name the topic itself. Sorted by id, one entry per id.
+/// None when empty, as for most messages: a record then drops it at no cost.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct IdNames(Vec<([u8; 16], Arc<str>)>);
+pub struct IdNames(Option<Box<[IdName]>>);
+
+/// A topic id and its name.
+type IdName = ([u8; 16], Arc<str>);
 
 impl IdNames {
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.0.as_deref().is_none_or(<[_]>::is_empty)
     }
 
     pub fn get(&self, id: &[u8; 16]) -> Option<&str> {
-        let at = self.0.binary_search_by(|(k, _)| k.cmp(id)).ok()?;
-        self.0.get(at).map(|(_, n)| &**n)
+        let names = self.0.as_deref()?;
+        let at = names.binary_search_by(|(k, _)| k.cmp(id)).ok()?;
+        names.get(at).map(|(_, n)| &**n)
     }
 
     /// The `TopicId` nodes of `tree` to show a name beside, in tree order: those with
     /// a known id whose struct does not name the topic itself.
     pub fn nodes<'s>(&'s self, tree: &Tree<'_>) -> Vec<(usize, &'s str)> {
-        if self.0.is_empty() {
+        if self.is_empty() {
             return Vec::new();
         }
         let Some(body) = tree.body() else {
