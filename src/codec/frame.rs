@@ -110,16 +110,18 @@ pub(crate) fn decode_request_in<'a>(
     let result = (|| -> Res<'_, Option<usize>> {
         let rest = size_prefix(&mut w, frame)?;
         // An unknown API's flexibility is unknowable: read the v1 header, which every such request starts with.
-        let (hv, head) = match resolved.as_deref() {
-            Some(r) => (r.hv, Rc::clone(&r.head)),
-            None => (1, header_layout(codec, Kind::Request, 1)),
-        };
         let hs = &codec.schemas.request_header;
+        let unknown;
+        let (hv, head, plan) = match resolved.as_deref() {
+            Some(r) => (r.hv, &r.head, &r.head_plan),
+            None => {
+                unknown = (header_layout(codec, Kind::Request, 1), header_plan(hs));
+                (1, &unknown.0, &unknown.1)
+            }
+        };
         let rest = if w.lean {
-            let plan = resolved.as_deref().map(|r| Rc::clone(&r.head_plan));
-            let plan = plan.unwrap_or_else(|| header_plan(hs));
             let ids = (&mut m.correlation_id, &mut m.client_id);
-            lean_header(&mut w, rest, &head, &plan, ids)?.0
+            lean_header(&mut w, rest, head, plan, ids)?.0
         } else {
             header = Some(w.open(
                 rest,
@@ -130,7 +132,7 @@ pub(crate) fn decode_request_in<'a>(
                 "common request header",
                 Role::Header,
             ));
-            let (rest, ()) = w.fields(rest, &head, TAGS_IN_HEADER, None)?;
+            let (rest, ()) = w.fields(rest, head, TAGS_IN_HEADER, None)?;
             w.close(rest);
             rest
         };
@@ -201,18 +203,16 @@ pub(crate) fn decode_response_in<'a>(
         let hv = resolved.as_deref().map(|r| r.hv);
         // Without the request, whether a tagged section follows is unknown: stop at correlation_id.
         let unpaired;
-        let head = match resolved.as_deref() {
-            Some(r) => &r.head,
+        let (head, plan) = match resolved.as_deref() {
+            Some(r) => (&r.head, &r.head_plan),
             None => {
-                unpaired = header_layout(codec, Kind::Response, 0);
-                &unpaired
+                unpaired = (header_layout(codec, Kind::Response, 0), header_plan(hs));
+                (&unpaired.0, &unpaired.1)
             }
         };
         let rest = if w.lean {
-            let plan = resolved.as_deref().map(|r| Rc::clone(&r.head_plan));
-            let plan = plan.unwrap_or_else(|| header_plan(hs));
             let ids = (&mut m.correlation_id, &mut None);
-            lean_header(&mut w, rest, head, &plan, ids)?.0
+            lean_header(&mut w, rest, head, plan, ids)?.0
         } else {
             header = Some(w.open(
                 rest,
