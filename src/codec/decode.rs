@@ -422,6 +422,13 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// The string at the start of `i` (length-prefixed as `compact` says), when its
+    /// bytes decode as the walk decodes them; `None` for a null one too.
+    pub fn string(&self, i: &'a [u8], compact: bool, nullable: bool) -> Option<&'a str> {
+        let (_, (data, _)) = self.length_prefixed(i, compact, true, nullable).ok()?;
+        std::str::from_utf8(data?).ok()
+    }
+
     /// An array's count: `None` for null.
     fn array_count(
         &self,

@@ -11,7 +11,7 @@ use super::error::{DecodeError, ErrorKind};
 use super::tree::{Prefix, Role, Tree, Value};
 use crate::proto::apis::{self, ApiInfo};
 use crate::proto::{Kind, peek_request_header, peek_size};
-use super::schema::MessageSchema;
+use super::schema::{MessageSchema, Prim};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -112,16 +112,16 @@ pub(crate) fn decode_request_in<'a>(
         // An unknown API's flexibility is unknowable: read the v1 header, which every such request starts with.
         let hs = &codec.schemas.request_header;
         let unknown;
-        let (hv, head, plan) = match resolved.as_deref() {
-            Some(r) => (r.hv, &r.head, &r.head_plan),
+        let (hv, head, at) = match resolved.as_deref() {
+            Some(r) => (r.hv, &r.head, r.head_ids),
             None => {
-                unknown = (header_layout(codec, Kind::Request, 1), header_plan(hs));
-                (1, &unknown.0, &unknown.1)
+                unknown = header_layout(codec, Kind::Request, 1);
+                (1, &unknown, head_ids(&unknown))
             }
         };
-        let rest = if w.lean {
+        let rest = if let (true, Some(at)) = (w.lean, at) {
             let ids = (&mut m.correlation_id, &mut m.client_id);
-            lean_header(&mut w, rest, head, plan, ids)?.0
+            lean_header(&mut w, rest, head, at, ids)?.0
         } else {
             header = Some(w.open(
                 rest,
@@ -203,16 +203,16 @@ pub(crate) fn decode_response_in<'a>(
         let hv = resolved.as_deref().map(|r| r.hv);
         // Without the request, whether a tagged section follows is unknown: stop at correlation_id.
         let unpaired;
-        let (head, plan) = match resolved.as_deref() {
-            Some(r) => (&r.head, &r.head_plan),
+        let (head, at) = match resolved.as_deref() {
+            Some(r) => (&r.head, r.head_ids),
             None => {
-                unpaired = (header_layout(codec, Kind::Response, 0), header_plan(hs));
-                (&unpaired.0, &unpaired.1)
+                unpaired = header_layout(codec, Kind::Response, 0);
+                (&unpaired, head_ids(&unpaired))
             }
         };
-        let rest = if w.lean {
+        let rest = if let (true, Some(at)) = (w.lean, at) {
             let ids = (&mut m.correlation_id, &mut None);
-            lean_header(&mut w, rest, head, plan, ids)?.0
+            lean_header(&mut w, rest, head, at, ids)?.0
         } else {
             header = Some(w.open(
                 rest,
@@ -269,8 +269,8 @@ struct Resolved {
     client_id: Option<(usize, &'static str)>,
     /// See [`Message::topic_ids`].
     topic_ids: bool,
-    /// What a projected decode builds of the header (see [`lean_header`]).
-    head_plan: Rc<[Act]>,
+    /// Where the header's ids are, for a projected decode (see [`lean_header`]).
+    head_ids: Option<HeadIds>,
     /// The API's name (see [`api_name`]), and the root node's name and type.
     name: Option<&'static str>,
     root: (&'static str, &'static str),
@@ -322,6 +322,7 @@ fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Rc
         };
         let message = schemas.message(key, kind, version);
         let head = header_layout(codec, kind, hv);
+        let head_ids = head_ids(&head);
         let body = message.map(|s| layout_of(&s.fields, version, s.is_flexible(version)));
         let newest = schemas.newest(key, kind);
         Rc::new(Resolved {
@@ -337,10 +338,7 @@ fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Rc
                 .as_ref()
                 .is_some_and(|l| key == ENVELOPE || l.has_field("TopicId")),
             body,
-            head_plan: header_plan(match kind {
-                Kind::Request => &schemas.request_header,
-                Kind::Response => &schemas.response_header,
-            }),
+            head_ids,
             plan: message.and_then(|s| need.plan_for(s)),
         })
     };
@@ -399,37 +397,63 @@ fn header_layout(codec: &Codec, kind: Kind, hv: i16) -> Rc<Layout> {
     layout_of(&hs.fields, hv, hs.is_flexible(hv))
 }
 
-/// The header fields a projected decode builds: those [`Message`] holds.
-fn header_plan(hs: &MessageSchema) -> Rc<[Act]> {
-    hs.fields
-        .iter()
-        .map(|f| match f.name.as_str() {
-            "correlation_id" | "client_id" => Act::Build,
-            _ => Act::Skip,
-        })
-        .collect()
+/// Where a header's ids lie: the offset of each from the header's start, as its fields
+/// of fixed size before it add up. `None` when one lies after a field of varying size
+/// or is of another type than Kafka's: such a header is built, as in a full decode.
+#[derive(Clone, Copy, Debug)]
+struct HeadIds {
+    correlation_id: Option<usize>,
+    /// Its offset, and whether its length is compact and it may be null.
+    client_id: Option<(usize, bool, bool)>,
 }
 
-/// A projected decode's header: walked and checked as a full decode walks it, its ids
-/// read off the only nodes built, which are then dropped. No reader of a projected tree
-/// looks at the header: its ids are in [`Message`], whatever error the walk met.
+fn head_ids(head: &Layout) -> Option<HeadIds> {
+    let mut ids = HeadIds {
+        correlation_id: None,
+        client_id: None,
+    };
+    let mut at = Some(0);
+    if head.tagged.iter().any(|s| matches!(s.f.name.as_str(), "correlation_id" | "client_id")) {
+        return None;
+    }
+    for s in head.steps.iter() {
+        match (s.f.name.as_str(), &s.op, at) {
+            ("correlation_id", Op::Fixed(Prim::Int32, _), Some(a)) => ids.correlation_id = Some(a),
+            ("client_id", &Op::Var { p: Prim::String, compact, nullable }, Some(a)) => {
+                ids.client_id = Some((a, compact, nullable));
+            }
+            ("correlation_id" | "client_id", ..) => return None,
+            _ => {}
+        }
+        at = match s.op {
+            Op::Fixed(_, n) => at.map(|a| a + n),
+            _ => None,
+        };
+    }
+    Some(ids)
+}
+
+/// A projected decode's header: walked and checked unbuilt, as any field a projection
+/// skips, its errors those of a full decode; its ids then read where `at` says they
+/// are, each when a full decode builds its node (its bytes decode). No reader of a
+/// projected tree looks at the header: its ids are in [`Message`].
 fn lean_header<'a>(
     w: &mut Walker<'a>,
     rest: &'a [u8],
     head: &Layout,
-    plan: &[Act],
+    at: HeadIds,
     (correlation_id, client_id): (&mut Option<i32>, &mut Option<&'a str>),
 ) -> Res<'a, ()> {
-    let mark = w.nodes.len();
-    let r = w.fields(rest, head, TAGS_IN_HEADER, Some(plan));
-    for n in w.nodes.get(mark..).unwrap_or_default() {
-        match (n.name, n.value) {
-            ("correlation_id", Value::Int(v)) => *correlation_id = Some(v as i32),
-            ("client_id", Value::Str(s)) => *client_id = s,
-            _ => {}
-        }
-    }
-    w.nodes.truncate(mark);
+    let built = std::mem::replace(&mut w.build, false);
+    let r = w.fields(rest, head, TAGS_IN_HEADER, None);
+    w.build = built;
+    *correlation_id = at
+        .correlation_id
+        .and_then(|a| rest.get(a..)?.first_chunk::<4>())
+        .map(|b| i32::from_be_bytes(*b));
+    *client_id = at.client_id.and_then(|(a, compact, nullable)| {
+        w.string(rest.get(a..)?, compact, nullable)
+    });
     r
 }
 
