@@ -94,7 +94,7 @@ impl TopicNames {
         if m.kind != Kind::Response || m.error.is_some() {
             return;
         }
-        let Some(body) = m.body else { return };
+        let Some(body) = id_body(m) else { return };
         for t in topic_ids(&m.tree, body) {
             if let Some(name) = wire_name(&m.tree, t.holder) {
                 self.insert(t.id, name);
@@ -135,7 +135,7 @@ impl TopicNames {
     /// [`TopicNames::names_for`] then [`TopicNames::learn`], finding the message's
     /// topic ids once for both (what the pipeline does with every message).
     pub fn see(&mut self, m: &Message<'_>) -> IdNames {
-        let Some(body) = m.body else {
+        let Some(body) = id_body(m) else {
             return IdNames::default();
         };
         let ids = topic_ids(&m.tree, body);
@@ -156,35 +156,40 @@ impl TopicNames {
     /// Whether `m` carries a topic id: only such a message reads or changes the names
     /// (see [`TopicNames::see`]), so only it must wait for the messages before it.
     pub fn carries_ids(m: &Message<'_>) -> bool {
-        m.body
-            .is_some_and(|body| !topic_ids(&m.tree, body).is_empty())
+        id_body(m).is_some_and(|body| !topic_ids(&m.tree, body).is_empty())
     }
 
     /// The known names of the ids `m` carries, for its record.
     pub fn names_for(&self, m: &Message<'_>) -> IdNames {
-        let Some(body) = m.body else {
+        let Some(body) = id_body(m) else {
             return IdNames::default();
         };
         self.names_among(&m.tree, &topic_ids(&m.tree, body))
     }
 
     fn names_among(&self, tree: &Tree<'_>, ids: &[IdAt]) -> IdNames {
-        let mut out = IdNames::default();
+        let mut out = Vec::new();
         if self.map.is_empty() {
-            return out;
+            return IdNames::default();
         }
         for t in ids {
             if wire_name(tree, t.holder).is_some() {
                 continue;
             }
             if let Some(name) = self.map.get(&t.id) {
-                if let Err(at) = out.0.binary_search_by(|(k, _)| k.cmp(&t.id)) {
-                    out.0.insert(at, (t.id, Arc::clone(name)));
+                if let Err(at) = out.binary_search_by(|(k, _): &IdName| k.cmp(&t.id)) {
+                    out.insert(at, (t.id, Arc::clone(name)));
                 }
             }
         }
-        out
+        IdNames((!out.is_empty()).then(|| out.into_boxed_slice()))
     }
+}
+
+/// The body of `m` to look for topic ids in: none when its schema has no `TopicId`
+/// (see [`Message::topic_ids`]), which spares most messages the search.
+fn id_body(m: &Message<'_>) -> Option<usize> {
+    m.body.filter(|_| m.topic_ids)
 }
 
 /// One non-zero `TopicId` field of a tree.
@@ -249,23 +254,28 @@ fn wire_name<'a>(tree: &Tree<'a>, parent: usize) -> Option<&'a str> {
 
 /// The names a run knew, before a message, for the topic ids it carries where the
 /// message does not name the topic itself. Sorted by id, one entry per id.
+/// None when empty, as for most messages: a record then drops it at no cost.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct IdNames(Vec<([u8; 16], Arc<str>)>);
+pub struct IdNames(Option<Box<[IdName]>>);
+
+/// A topic id and its name.
+type IdName = ([u8; 16], Arc<str>);
 
 impl IdNames {
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.0.as_deref().is_none_or(<[_]>::is_empty)
     }
 
     pub fn get(&self, id: &[u8; 16]) -> Option<&str> {
-        let at = self.0.binary_search_by(|(k, _)| k.cmp(id)).ok()?;
-        self.0.get(at).map(|(_, n)| &**n)
+        let names = self.0.as_deref()?;
+        let at = names.binary_search_by(|(k, _)| k.cmp(id)).ok()?;
+        names.get(at).map(|(_, n)| &**n)
     }
 
     /// The `TopicId` nodes of `tree` to show a name beside, in tree order: those with
     /// a known id whose struct does not name the topic itself.
     pub fn nodes<'s>(&'s self, tree: &Tree<'_>) -> Vec<(usize, &'s str)> {
-        if self.0.is_empty() {
+        if self.is_empty() {
             return Vec::new();
         }
         let Some(body) = tree.body() else {

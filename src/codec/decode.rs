@@ -18,6 +18,7 @@ mod layout;
 mod sasl;
 mod tagged;
 
+pub(crate) use envelope::ENVELOPE;
 pub(crate) use layout::{Layout, Op, Step, layout_of};
 
 /// A walk's result. The error is boxed: errors are rare, and a small `Err` keeps every
@@ -419,6 +420,13 @@ impl<'a> Walker<'a> {
                 Ok((rest, (Some(data), prefix)))
             }
         }
+    }
+
+    /// The string at the start of `i` (length-prefixed as `compact` says), when its
+    /// bytes decode as the walk decodes them; `None` for a null one too.
+    pub fn string(&self, i: &'a [u8], compact: bool, nullable: bool) -> Option<&'a str> {
+        let (_, (data, _)) = self.length_prefixed(i, compact, true, nullable).ok()?;
+        std::str::from_utf8(data?).ok()
     }
 
     /// An array's count: `None` for null.

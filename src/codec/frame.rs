@@ -4,13 +4,14 @@
 use super::need::{Act, Need};
 use super::Codec;
 use super::decode::{
-    Layout, Op, Res, SIZE_GROUP, SIZE_GROUP_ABOUT, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker, layout_of,
+    ENVELOPE, Layout, Op, Res, SIZE_GROUP, SIZE_GROUP_ABOUT, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker,
+    layout_of,
 };
 use super::error::{DecodeError, ErrorKind};
 use super::tree::{Prefix, Role, Tree, Value};
 use crate::proto::apis::{self, ApiInfo};
 use crate::proto::{Kind, peek_request_header, peek_size};
-use super::schema::MessageSchema;
+use super::schema::{MessageSchema, Prim};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -33,6 +34,10 @@ pub struct Message<'a> {
     pub name: Option<&'static str>,
     /// Bytes left over after a body that decoded completely (a warning, not an error).
     pub trailing: usize,
+    /// Whether the body's schema, at this version, has a `TopicId` field (or carries
+    /// another message, as an Envelope does): only then can the tree hold a topic id
+    /// (see `crate::topics`), and the others need not be searched for one.
+    pub topic_ids: bool,
 }
 
 impl Message<'_> {
@@ -50,6 +55,7 @@ impl Message<'_> {
             warnings: Vec::new(),
             name: None,
             trailing: 0,
+            topic_ids: false,
         }
     }
 
@@ -83,13 +89,11 @@ pub(crate) fn decode_request_in<'a>(
     let start = peek_request_header(frame);
     m.api_key = start.map(|s| s.api_key);
     m.api_version = start.map(|s| s.api_version);
-    let info = m.api_key.and_then(apis::api_info);
-    m.name = api_name(codec, m.api_key);
     let resolved = m
         .api_key
         .zip(m.api_version)
         .map(|(k, v)| resolve(codec, k, v, Kind::Request, need));
-    let (name, ty) = root_name(resolved.as_deref(), info, Kind::Request);
+    let (name, ty) = named(m, resolved.as_deref(), Kind::Request);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
     w.open(
@@ -106,22 +110,32 @@ pub(crate) fn decode_request_in<'a>(
     let result = (|| -> Res<'_, Option<usize>> {
         let rest = size_prefix(&mut w, frame)?;
         // An unknown API's flexibility is unknowable: read the v1 header, which every such request starts with.
-        let (hv, head) = match resolved.as_deref() {
-            Some(r) => (r.hv, Rc::clone(&r.head)),
-            None => (1, header_layout(codec, Kind::Request, 1)),
-        };
         let hs = &codec.schemas.request_header;
-        header = Some(w.open(
-            rest,
-            &hs.name,
-            None,
-            "header",
-            Value::Int(hv.into()),
-            "common request header",
-            Role::Header,
-        ));
-        let (rest, ()) = w.fields(rest, &head, TAGS_IN_HEADER, None)?;
-        w.close(rest);
+        let unknown;
+        let (hv, head, at) = match resolved.as_deref() {
+            Some(r) => (r.hv, &r.head, r.head_ids),
+            None => {
+                unknown = header_layout(codec, Kind::Request, 1);
+                (1, &unknown, head_ids(&unknown))
+            }
+        };
+        let rest = if let (true, Some(at)) = (w.lean, at) {
+            let ids = (&mut m.correlation_id, &mut m.client_id);
+            lean_header(&mut w, rest, head, at, ids)?.0
+        } else {
+            header = Some(w.open(
+                rest,
+                &hs.name,
+                None,
+                "header",
+                Value::Int(hv.into()),
+                "common request header",
+                Role::Header,
+            ));
+            let (rest, ()) = w.fields(rest, head, TAGS_IN_HEADER, None)?;
+            w.close(rest);
+            rest
+        };
         let api = m.api_key.zip(m.api_version);
         body(
             &mut w,
@@ -169,10 +183,8 @@ pub(crate) fn decode_response_in<'a>(
 ) {
     m.api_key = api.map(|a| a.0);
     m.api_version = api.map(|a| a.1);
-    let info = m.api_key.and_then(apis::api_info);
-    m.name = api_name(codec, m.api_key);
     let resolved = api.map(|(k, v)| resolve(codec, k, v, Kind::Response, need));
-    let (name, ty) = root_name(resolved.as_deref(), info, Kind::Response);
+    let (name, ty) = named(m, resolved.as_deref(), Kind::Response);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
     w.open(
@@ -189,29 +201,36 @@ pub(crate) fn decode_response_in<'a>(
         let rest = size_prefix(&mut w, frame)?;
         let hs = &codec.schemas.response_header;
         let hv = resolved.as_deref().map(|r| r.hv);
-        header = Some(w.open(
-            rest,
-            &hs.name,
-            None,
-            "header",
-            hv.map_or(Value::None, |v| Value::Int(v.into())),
-            "common response header",
-            Role::Header,
-        ));
-        let Some(hv) = hv else {
-            // Without the request, whether a tagged section follows is unknown: stop at correlation_id.
-            let head = header_layout(codec, Kind::Response, 0);
-            let (rest, ()) = w.fields(rest, &head, TAGS_IN_HEADER, None)?;
+        // Without the request, whether a tagged section follows is unknown: stop at correlation_id.
+        let unpaired;
+        let (head, at) = match resolved.as_deref() {
+            Some(r) => (&r.head, r.head_ids),
+            None => {
+                unpaired = header_layout(codec, Kind::Response, 0);
+                (&unpaired, head_ids(&unpaired))
+            }
+        };
+        let rest = if let (true, Some(at)) = (w.lean, at) {
+            let ids = (&mut m.correlation_id, &mut None);
+            lean_header(&mut w, rest, head, at, ids)?.0
+        } else {
+            header = Some(w.open(
+                rest,
+                &hs.name,
+                None,
+                "header",
+                hv.map_or(Value::None, |v| Value::Int(v.into())),
+                "common response header",
+                Role::Header,
+            ));
+            let (rest, ()) = w.fields(rest, head, TAGS_IN_HEADER, None)?;
             w.close(rest);
+            rest
+        };
+        if hv.is_none() {
             raw(&mut w, rest, RAW_NO_REQUEST);
             return Ok((end_of(rest), None));
-        };
-        let head = resolved.as_deref().map(|r| &r.head);
-        let (rest, ()) = match head {
-            Some(head) => w.fields(rest, head, TAGS_IN_HEADER, None)?,
-            None => w.fields(rest, &header_layout(codec, Kind::Response, hv), TAGS_IN_HEADER, None)?,
-        };
-        w.close(rest);
+        }
         body(
             &mut w,
             rest,
@@ -248,6 +267,13 @@ struct Resolved {
     /// Where the header's `correlation_id` and `client_id` are (see [`header_node`]).
     correlation_id: Option<(usize, &'static str)>,
     client_id: Option<(usize, &'static str)>,
+    /// See [`Message::topic_ids`].
+    topic_ids: bool,
+    /// Where the header's ids are, for a projected decode (see [`lean_header`]).
+    head_ids: Option<HeadIds>,
+    /// The API's name (see [`api_name`]), and the root node's name and type.
+    name: Option<&'static str>,
+    root: (&'static str, &'static str),
 }
 
 /// Remembered resolutions at most: keys and versions come off the wire, so the table is
@@ -296,14 +322,23 @@ fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Rc
         };
         let message = schemas.message(key, kind, version);
         let head = header_layout(codec, kind, hv);
+        let head_ids = head_ids(&head);
+        let body = message.map(|s| layout_of(&s.fields, version, s.is_flexible(version)));
+        let newest = schemas.newest(key, kind);
         Rc::new(Resolved {
-            newest: schemas.newest(key, kind),
+            name: api_name(codec, Some(key)),
+            root: root_name(newest, info, kind),
+            newest,
             message,
             hv,
             correlation_id: header_place(&head, "correlation_id"),
             client_id: header_place(&head, "client_id"),
             head,
-            body: message.map(|s| layout_of(&s.fields, version, s.is_flexible(version))),
+            topic_ids: body
+                .as_ref()
+                .is_some_and(|l| key == ENVELOPE || l.has_field("TopicId")),
+            body,
+            head_ids,
             plan: message.and_then(|s| need.plan_for(s)),
         })
     };
@@ -362,6 +397,66 @@ fn header_layout(codec: &Codec, kind: Kind, hv: i16) -> Rc<Layout> {
     layout_of(&hs.fields, hv, hs.is_flexible(hv))
 }
 
+/// Where a header's ids lie: the offset of each from the header's start, as its fields
+/// of fixed size before it add up. `None` when one lies after a field of varying size
+/// or is of another type than Kafka's: such a header is built, as in a full decode.
+#[derive(Clone, Copy, Debug)]
+struct HeadIds {
+    correlation_id: Option<usize>,
+    /// Its offset, and whether its length is compact and it may be null.
+    client_id: Option<(usize, bool, bool)>,
+}
+
+fn head_ids(head: &Layout) -> Option<HeadIds> {
+    let mut ids = HeadIds {
+        correlation_id: None,
+        client_id: None,
+    };
+    let mut at = Some(0);
+    if head.tagged.iter().any(|s| matches!(s.f.name.as_str(), "correlation_id" | "client_id")) {
+        return None;
+    }
+    for s in head.steps.iter() {
+        match (s.f.name.as_str(), &s.op, at) {
+            ("correlation_id", Op::Fixed(Prim::Int32, _), Some(a)) => ids.correlation_id = Some(a),
+            ("client_id", &Op::Var { p: Prim::String, compact, nullable }, Some(a)) => {
+                ids.client_id = Some((a, compact, nullable));
+            }
+            ("correlation_id" | "client_id", ..) => return None,
+            _ => {}
+        }
+        at = match s.op {
+            Op::Fixed(_, n) => at.map(|a| a + n),
+            _ => None,
+        };
+    }
+    Some(ids)
+}
+
+/// A projected decode's header: walked and checked unbuilt, as any field a projection
+/// skips, its errors those of a full decode; its ids then read where `at` says they
+/// are, each when a full decode builds its node (its bytes decode). No reader of a
+/// projected tree looks at the header: its ids are in [`Message`].
+fn lean_header<'a>(
+    w: &mut Walker<'a>,
+    rest: &'a [u8],
+    head: &Layout,
+    at: HeadIds,
+    (correlation_id, client_id): (&mut Option<i32>, &mut Option<&'a str>),
+) -> Res<'a, ()> {
+    let built = std::mem::replace(&mut w.build, false);
+    let r = w.fields(rest, head, TAGS_IN_HEADER, None);
+    w.build = built;
+    *correlation_id = at
+        .correlation_id
+        .and_then(|a| rest.get(a..)?.first_chunk::<4>())
+        .map(|b| i32::from_be_bytes(*b));
+    *client_id = at.client_id.and_then(|(a, compact, nullable)| {
+        w.string(rest.get(a..)?, compact, nullable)
+    });
+    r
+}
+
 /// The API's name: kwire's table first (stable across jars), else the schema's.
 fn api_name(codec: &Codec, key: Option<i16>) -> Option<&'static str> {
     let key = key?;
@@ -369,12 +464,28 @@ fn api_name(codec: &Codec, key: Option<i16>) -> Option<&'static str> {
     apis::api_name(key).or_else(|| schemas.api_name(key))
 }
 
-fn root_name(
+/// Sets what `m` learns of its API from `resolved` (its name, and whether it may carry
+/// topic ids); the root node's name and type.
+fn named(
+    m: &mut Message<'_>,
     resolved: Option<&Resolved>,
+    kind: Kind,
+) -> (&'static str, &'static str) {
+    let Some(r) = resolved else {
+        // No API: the frame is too short to name one, or a response's request is unknown.
+        return root_name(None, None, kind);
+    };
+    m.name = r.name;
+    m.topic_ids = r.topic_ids;
+    r.root
+}
+
+fn root_name(
+    newest: Option<&'static MessageSchema>,
     info: Option<&'static ApiInfo>,
     kind: Kind,
 ) -> (&'static str, &'static str) {
-    match (resolved.and_then(|r| r.newest), info) {
+    match (newest, info) {
         (Some(s), _) => (&s.name, "message"),
         (None, Some(a)) => (a.name, kind.as_str()),
         (None, None) => ("Kafka", kind.as_str()),

@@ -252,3 +252,45 @@ fn tagged_fields_known_and_unknown() {
     // At v0 the field is not tagged yet and does not exist: refused, since it is not ignorable.
     assert!(encode_response(52, 0, 3, &body).is_err());
 }
+
+#[test]
+fn a_projected_header_gives_the_ids_and_errors_of_a_full_one() {
+    // A Vote v2 request (flexible header) and a FindCoordinator v0 one (client id
+    // "zé"), whole, cut at every length, and with the client id's bytes broken.
+    let mut vote = header_v2(52, 2);
+    vote.extend_from_slice(&[3, b'c', b'1', 0, 0, 0, 0, 0]);
+    let mut find = Vec::new();
+    for v in [10i16, 0] {
+        find.extend_from_slice(&v.to_be_bytes());
+    }
+    find.extend_from_slice(&(-9i32).to_be_bytes());
+    find.extend_from_slice(&[0, 3, b'z', 0xc3, 0xa9, 0, 1, b'g']);
+    let mut frames = Vec::new();
+    for body in [vote, find] {
+        for n in 0..=body.len() {
+            frames.push(framed(body.get(..n).unwrap()));
+        }
+        let mut broken = body.clone();
+        broken[11] = 0xff;
+        frames.push(framed(&broken));
+    }
+    fn ids(m: &Message<'_>) -> (Option<i32>, Option<String>, Option<DecodeError>, bool) {
+        let client = m.client_id.map(str::to_string);
+        (m.correlation_id, client, m.error.clone(), m.body.is_some())
+    }
+    for f in &frames {
+        let full = decode_request(f);
+        let lean = decode_request_with(f, &Need::header());
+        assert_eq!(ids(&lean), ids(&full), "{f:02x?}");
+        // A response: its header is the correlation id, then tags when flexible.
+        for api in [None, Some((52, 2)), Some((10, 0))] {
+            let full = decode_response(f, api);
+            let lean = decode_response_with(f, api, &Need::header());
+            assert_eq!(ids(&lean), ids(&full), "{api:?} {f:02x?}");
+        }
+    }
+    let whole = decode_request_with(frames.last().unwrap(), &Need::header());
+    assert_eq!(whole.error.map(|e| e.kind), Some(ErrorKind::InvalidUtf8));
+    let find = decode_request_with(&frames[frames.len() - 2], &Need::header());
+    assert_eq!((find.correlation_id, find.client_id), (Some(-9), Some("zé")));
+}

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Envelope's API key.
-pub(super) const ENVELOPE: i16 = 58;
+pub(crate) const ENVELOPE: i16 = 58;
 
 /// Where the walker stood, to undo a tentative decode.
 struct Mark {

@@ -60,6 +60,18 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
+    /// Whether a field named `name` is among these fields or those of any struct in
+    /// them, tagged ones too.
+    pub fn has_field(&self, name: &str) -> bool {
+        self.steps.iter().chain(self.tagged.iter()).any(|s| {
+            s.f.name == name
+                || match &s.op {
+                    Op::Struct { sub, .. } | Op::ArrayOfStruct { sub, .. } => sub.has_field(name),
+                    _ => false,
+                }
+        })
+    }
+
     fn compile(fields: &'static [Field], version: i16, flexible: bool) -> Layout {
         let step = |(k, f): (usize, &'static Field)| Step {
             k,
