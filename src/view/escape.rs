@@ -19,11 +19,11 @@ fn is_clean(s: &str) -> bool {
     let mut words = b.chunks_exact(8);
     for (k, w) in words.by_ref().enumerate() {
         let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
-        if w & HIGHS != 0 {
-            // `k * 8` follows ASCII bytes only.
-            return clean_utf8(b.get(k * 8..).unwrap_or_default());
-        }
-        if has_less(w, 0x20) || has_byte(w, 0x7f) || has_byte(w, b'"') || has_byte(w, b'\\') {
+        if ascii_stops(w) != 0 {
+            if w & HIGHS != 0 {
+                // `k * 8` follows ASCII bytes only.
+                return clean_utf8(b.get(k * 8..).unwrap_or_default());
+            }
             return false;
         }
     }
@@ -32,13 +32,26 @@ fn is_clean(s: &str) -> bool {
     if let (false, Some(w)) = (rest.is_empty(), b.last_chunk::<8>()) {
         let w = u64::from_le_bytes(*w);
         if w & HIGHS == 0 {
-            return !(has_less(w, 0x20)
-                || has_byte(w, 0x7f)
-                || has_byte(w, b'"')
-                || has_byte(w, b'\\'));
+            return ascii_stops(w) == 0;
         }
     }
     clean_utf8(rest)
+}
+
+/// The bytes of `w` that end a run of plain ASCII: a byte not ASCII, or an ASCII
+/// byte to escape (controls, DEL, `"`, `\`), each marked by its high bit. Exact as a
+/// whole, and the lowest marked byte is exact (a borrow only ever runs upwards, from
+/// a byte that is marked rightly).
+#[inline]
+fn ascii_stops(w: u64) -> u64 {
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x;
+    let below_space = w.wrapping_sub(ONES * 0x20) & !w;
+    (below_space
+        | zero(w ^ (ONES * 0x7f))
+        | zero(w ^ (ONES * u64::from(b'"')))
+        | zero(w ^ (ONES * u64::from(b'\\')))
+        | w)
+        & HIGHS
 }
 
 /// [`is_clean`] on the bytes of valid UTF-8: besides the ASCII controls, `"` and `\`,
@@ -89,8 +102,18 @@ fn may_start_hostile(w: u64) -> bool {
 
 /// Where the first character [`clean_utf8`] rejects starts, a byte at a time (always a character boundary).
 fn first_hostile(b: &[u8]) -> Option<usize> {
-    let mut rest = b;
+    // Words of plain ASCII are passed over whole; from the first byte that ends
+    // such a run (a character's start, as the bytes before it are ASCII), a byte at a time.
     let mut at = 0;
+    while let Some(w) = b.get(at..).and_then(|r| r.first_chunk::<8>()) {
+        let stops = ascii_stops(u64::from_le_bytes(*w));
+        if stops != 0 {
+            at += (stops.trailing_zeros() / 8) as usize;
+            break;
+        }
+        at += 8;
+    }
+    let mut rest = b.get(at..).unwrap_or_default();
     while let Some((&c, tail)) = rest.split_first() {
         let hostile = match c {
             0x00..=0x1f | 0x7f | b'"' | b'\\' => true,
@@ -270,6 +293,26 @@ mod tests {
         }
         for s in ["", "abcdefgh", "abcdefg\u{7f}", "abcdefgh\"", "a\\bcdefghijklmnop", "\u{1f}"] {
             assert_eq!(is_clean(s), old(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn ascii_stops_marks_the_first_stop_exactly() {
+        let stops = |b: u8| !(0x20..0x80).contains(&b) || b == 0x7f || b == b'"' || b == b'\\';
+        // Every byte value at every place, over fills of clean bytes and of stops.
+        for fill in [b'a', b' ', b'~', 0x21, 0x7e, 0x00, 0x1f, 0x80, 0xff, b'"'] {
+            for at in 0..8 {
+                for x in 0..=255u8 {
+                    let mut w = [fill; 8];
+                    w[at] = x;
+                    let m = ascii_stops(u64::from_le_bytes(w));
+                    let first = w.iter().position(|&b| stops(b));
+                    assert_eq!(m != 0, first.is_some(), "{w:?}");
+                    if let Some(k) = first {
+                        assert_eq!(m.trailing_zeros() / 8, k as u32, "{w:?}");
+                    }
+                }
+            }
         }
     }
 
