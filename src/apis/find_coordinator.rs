@@ -72,12 +72,18 @@ fn request(t: &Tree<'_>, body: usize, out: &mut String) {
 }
 
 /// `→ node 2 (host:port)`, or the error, from an answer's fields (a v4+ coordinator
-/// after its key, or a v0-3 body), read in wire order.
-fn coordinator(t: &Tree<'_>, f: &FieldCursor<'_, '_>, out: &mut String) {
+/// after its key, or a v0-3 body), read in wire order: the error code comes first in a
+/// v0-3 body (`code_first`), last in a v4+ coordinator.
+fn coordinator(t: &Tree<'_>, f: &FieldCursor<'_, '_>, out: &mut String, code_first: bool) {
+    let first = code_first.then(|| f.get("ErrorCode"));
     let node = f.get("NodeId");
     let host = f.get("Host");
     let port = f.get("Port");
-    let code = f.int("ErrorCode").unwrap_or(0);
+    let code = match first {
+        Some(at) => t.int_at(at),
+        None => f.int("ErrorCode"),
+    }
+    .unwrap_or(0);
     if code != 0 {
         labels::push_error(out, code);
         // A null or empty message is left out.
@@ -175,7 +181,7 @@ fn response(t: &Tree<'_>, body: usize, out: &mut String) {
     let b = t.fields(body);
     let Some(coordinators) = b.get("Coordinators") else {
         out.push_str("→ ");
-        coordinator(t, &b, out);
+        coordinator(t, &b, out, true);
         return;
     };
     labels::push_list(out, t.elems_at(Some(coordinators)), |out, c| {
@@ -184,7 +190,7 @@ fn response(t: &Tree<'_>, body: usize, out: &mut String) {
             apis::push_string(out, key);
         }
         out.push_str(" → ");
-        coordinator(t, &f, out);
+        coordinator(t, &f, out, false);
     });
 }
 
