@@ -72,12 +72,18 @@ fn request(t: &Tree<'_>, body: usize, out: &mut String) {
 }
 
 /// `→ node 2 (host:port)`, or the error, from an answer's fields (a v4+ coordinator
-/// after its key, or a v0-3 body), read in wire order.
-fn coordinator(t: &Tree<'_>, f: &FieldCursor<'_, '_>, out: &mut String) {
+/// after its key, or a v0-3 body), read in wire order: the error code comes first in a
+/// v0-3 body (`code_first`), last in a v4+ coordinator.
+fn coordinator(t: &Tree<'_>, f: &FieldCursor<'_, '_>, out: &mut String, code_first: bool) {
+    let first = code_first.then(|| f.get("ErrorCode"));
     let node = f.get("NodeId");
     let host = f.get("Host");
     let port = f.get("Port");
-    let code = f.int("ErrorCode").unwrap_or(0);
+    let code = match first {
+        Some(at) => t.int_at(at),
+        None => f.int("ErrorCode"),
+    }
+    .unwrap_or(0);
     if code != 0 {
         labels::push_error(out, code);
         // A null or empty message is left out.
@@ -94,22 +100,88 @@ fn coordinator(t: &Tree<'_>, f: &FieldCursor<'_, '_>, out: &mut String) {
         }
         return;
     }
+    let (node, port) = (t.int_at(node).unwrap_or(-1), t.int_at(port).unwrap_or(0));
+    match t.str_at(host) {
+        Some(Some(host)) => push_answer(out, node, host, port),
+        host => write_answer(out, node, host, port),
+    }
+}
+
+/// `node 2 (host:port)`; no host when the field is absent, `null` when the wire says so.
+fn write_answer(out: &mut String, node: i64, host: Option<Option<&str>>, port: i64) {
     out.push_str("node ");
-    labels::push_int(out, t.int_at(node).unwrap_or(-1));
+    labels::push_int(out, node);
     out.push_str(" (");
-    if let Some(host) = t.str_at(host) {
+    if let Some(host) = host {
         apis::push_string(out, host);
     }
     out.push(':');
-    labels::push_int(out, t.int_at(port).unwrap_or(0));
+    labels::push_int(out, port);
     out.push(')');
+}
+
+/// Answers' texts kept, in slots by a hash of node, port and host: a capture names the
+/// same few coordinators again and again, and copying the text costs far less than
+/// escaping the host and writing the numbers. Hosts longer than this are written anew.
+const ANSWER_SLOTS: usize = 256;
+const KEPT_HOST_MAX: usize = 128;
+
+/// One kept answer: its inputs, compared whole before the text is used.
+#[derive(Clone, Default)]
+struct KeptAnswer {
+    node: i64,
+    port: i64,
+    host: String,
+    /// Empty in an unset slot.
+    text: String,
+}
+
+thread_local! {
+    static ANSWERS: std::cell::RefCell<Vec<KeptAnswer>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`write_answer`] of a host the wire sent, from [`ANSWERS`] when kept there.
+fn push_answer(out: &mut String, node: i64, host: &str, port: i64) {
+    if host.len() > KEPT_HOST_MAX {
+        return write_answer(out, node, Some(Some(host)), port);
+    }
+    let b = host.as_bytes();
+    let word = |w: Option<&[u8; 8]>| w.map_or(0, |w| u64::from_le_bytes(*w));
+    let key = (node as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ (port as u64).rotate_left(17)
+        ^ (b.len() as u64).rotate_left(40)
+        ^ word(b.first_chunk::<8>())
+        ^ word(b.last_chunk::<8>()).rotate_left(29);
+    // The top eight bits of a multiplicative hash: one of the 256 slots.
+    let slot = (key.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 56) as usize;
+    ANSWERS.with(|cell| {
+        let Ok(mut slots) = cell.try_borrow_mut() else {
+            return write_answer(out, node, Some(Some(host)), port);
+        };
+        if slots.is_empty() {
+            slots.resize(ANSWER_SLOTS, KeptAnswer::default());
+        }
+        let Some(kept) = slots.get_mut(slot) else {
+            return write_answer(out, node, Some(Some(host)), port);
+        };
+        if kept.text.is_empty() || kept.node != node || kept.port != port || kept.host != host {
+            kept.node = node;
+            kept.port = port;
+            kept.host.clear();
+            kept.host.push_str(host);
+            kept.text.clear();
+            write_answer(&mut kept.text, node, Some(Some(host)), port);
+        }
+        out.push_str(&kept.text);
+    })
 }
 
 fn response(t: &Tree<'_>, body: usize, out: &mut String) {
     let b = t.fields(body);
     let Some(coordinators) = b.get("Coordinators") else {
         out.push_str("→ ");
-        coordinator(t, &b, out);
+        coordinator(t, &b, out, true);
         return;
     };
     labels::push_list(out, t.elems_at(Some(coordinators)), |out, c| {
@@ -118,7 +190,7 @@ fn response(t: &Tree<'_>, body: usize, out: &mut String) {
             apis::push_string(out, key);
         }
         out.push_str(" → ");
-        coordinator(t, &f, out);
+        coordinator(t, &f, out, false);
     });
 }
 
@@ -183,4 +255,37 @@ pub(crate) fn response_facts<'a>(t: &Tree<'a>, body: usize) -> ResponseFacts<'a>
         vec![answer(body)]
     };
     ResponseFacts { batched, answers }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_answers_read_as_written() {
+        // More answers than slots, twice over, with hosts that need escaping, are
+        // long, or are cut: each reads as written anew.
+        let hosts = [
+            "broker-1.kafka.local".to_string(),
+            "b".into(),
+            "".into(),
+            "h\u{1b}[2J\"q".into(),
+            "注文サービス.example".into(),
+            "x".repeat(45),
+            "y".repeat(KEPT_HOST_MAX + 1),
+            "null".into(),
+        ];
+        for round in 0..2 {
+            for i in 0..400i64 {
+                for host in &hosts {
+                    let (node, port) = (i % 7 - 1 + round, 9000 + i);
+                    let mut kept = String::from(">");
+                    push_answer(&mut kept, node, host, port);
+                    let mut fresh = String::from(">");
+                    write_answer(&mut fresh, node, Some(Some(host)), port);
+                    assert_eq!(kept, fresh);
+                }
+            }
+        }
+    }
 }

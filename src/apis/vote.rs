@@ -36,16 +36,27 @@ fn details(b: &super::Body<'_, '_>, out: &mut String) {
     }
 }
 
-/// The partitions of every topic in the array node `topics`.
-fn partitions<'t>(t: &'t Tree<'_>, topics: Option<usize>) -> impl Iterator<Item = usize> + 't {
-    t.elems_at(topics)
-        .flat_map(move |topic| t.elems(topic, "Partitions"))
+/// Appends a list of the partitions of every topic in the array node `topics`, each
+/// written by `item`. Loops, not a flattened iterator: counting the rest costs less.
+fn push_partitions(
+    t: &Tree<'_>,
+    topics: Option<usize>,
+    out: &mut String,
+    mut item: impl FnMut(&mut String, usize),
+) {
+    let mut list = labels::List::default();
+    for topic in t.elems_at(topics) {
+        for p in t.elems(topic, "Partitions") {
+            list.item(out, |out| item(out, p));
+        }
+    }
+    list.end(out);
 }
 
 fn request(t: &Tree<'_>, body: usize, out: &mut String) {
     let b = t.fields(body);
     let voter = b.int("VoterId");
-    labels::push_list(out, partitions(t, b.get("Topics")), |out, p| {
+    push_partitions(t, b.get("Topics"), out, |out, p| {
         // In wire order.
         let f = t.fields(p);
         let epoch = f.int("ReplicaEpoch");
@@ -74,7 +85,7 @@ fn response(t: &Tree<'_>, body: usize, out: &mut String) {
     let start = out.len();
     let b = t.fields(body);
     let top = b.int("ErrorCode").unwrap_or(0);
-    labels::push_list(out, partitions(t, b.get("Topics")), |out, p| {
+    push_partitions(t, b.get("Topics"), out, |out, p| {
         let f = t.fields(p);
         let code = f.int("ErrorCode").unwrap_or(0);
         let leader = f.int("LeaderId");

@@ -19,11 +19,11 @@ fn is_clean(s: &str) -> bool {
     let mut words = b.chunks_exact(8);
     for (k, w) in words.by_ref().enumerate() {
         let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
-        if w & HIGHS != 0 {
-            // `k * 8` follows ASCII bytes only.
-            return clean_utf8(b.get(k * 8..).unwrap_or_default());
-        }
-        if has_less(w, 0x20) || has_byte(w, 0x7f) || has_byte(w, b'"') || has_byte(w, b'\\') {
+        if ascii_stops(w) != 0 {
+            if w & HIGHS != 0 {
+                // `k * 8` follows ASCII bytes only.
+                return clean_utf8(b.get(k * 8..).unwrap_or_default());
+            }
             return false;
         }
     }
@@ -32,65 +32,86 @@ fn is_clean(s: &str) -> bool {
     if let (false, Some(w)) = (rest.is_empty(), b.last_chunk::<8>()) {
         let w = u64::from_le_bytes(*w);
         if w & HIGHS == 0 {
-            return !(has_less(w, 0x20)
-                || has_byte(w, 0x7f)
-                || has_byte(w, b'"')
-                || has_byte(w, b'\\'));
+            return ascii_stops(w) == 0;
         }
     }
     clean_utf8(rest)
 }
 
+/// The bytes of `w` that end a run of plain ASCII: a byte not ASCII, or an ASCII
+/// byte to escape (controls, DEL, `"`, `\`), each marked by its high bit. Exact as a
+/// whole, and the lowest marked byte is exact (a borrow only ever runs upwards, from
+/// a byte that is marked rightly).
+#[inline]
+fn ascii_stops(w: u64) -> u64 {
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x;
+    let below_space = w.wrapping_sub(ONES * 0x20) & !w;
+    (below_space
+        | zero(w ^ (ONES * 0x7f))
+        | zero(w ^ (ONES * u64::from(b'"')))
+        | zero(w ^ (ONES * u64::from(b'\\')))
+        | w)
+        & HIGHS
+}
+
 /// [`is_clean`] on the bytes of valid UTF-8: besides the ASCII controls, `"` and `\`,
 /// the hostile characters are C1 controls (`C2 80`-`C2 9F`), U+061C (`D8 9C`), U+200E/F
 /// and U+202A-E (`E2 80 ..`) and U+2066-9 (`E2 81 A6`-`A9`). Those lead bytes only ever
-/// start a character, so matching them is exact, and eight bytes with none of them and
-/// no ASCII byte to escape are passed over at once.
+/// start a character, so matching them is exact. Each byte is looked up in [`STOP`]
+/// (text that is not ASCII is mostly short, where a table costs less than words): with
+/// no stop, clean; with an ASCII one, not; with a lead byte only, the bytes after it say.
 fn clean_utf8(b: &[u8]) -> bool {
-    let mut words = b.chunks_exact(8);
-    let mut at = 0;
-    for w in words.by_ref() {
-        let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
-        if may_start_hostile(w) {
-            // Characters that start in this word, with what follows them.
-            if b
-                .get(at..)
-                .and_then(|r| first_hostile(r.get(..r.len().min(10))?))
-                .is_some_and(|k| k < 8)
-            {
-                return false;
-            }
-        }
-        at += 8;
+    match b.iter().fold(0, |seen, &x| seen | stop(x)) {
+        0 => true,
+        LEAD => first_hostile(b).is_none(),
+        _ => false,
     }
-    let rest = words.remainder();
-    // The last eight bytes as one word, overlapping bytes already checked: a hostile
-    // character that ends in the rest starts in it, or in a word checked above.
-    if let (false, Some(w)) = (rest.is_empty(), b.last_chunk::<8>())
-        && !may_start_hostile(u64::from_le_bytes(*w))
-    {
-        return true;
-    }
-    first_hostile(rest).is_none()
 }
 
-/// Whether a byte of `w` is an ASCII byte to escape or a lead byte of a hostile character.
+/// [`STOP`] of an ASCII byte to escape.
+const ASCII: u8 = 1;
+/// [`STOP`] of a lead byte of a character that may be hostile.
+const LEAD: u8 = 2;
+
+/// Per byte value: [`ASCII`] for a byte to escape (controls, DEL, `"`, `\`), [`LEAD`]
+/// for `C2`, `D8` and `E2` (see [`clean_utf8`]), 0 for the rest.
+// Evaluated at compile time: an index out of range would fail the build, not a run.
+#[allow(clippy::indexing_slicing)]
+const STOP: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = ASCII;
+        i += 1;
+    }
+    t[0x7f] = ASCII;
+    t[b'"' as usize] = ASCII;
+    t[b'\\' as usize] = ASCII;
+    t[0xc2] = LEAD;
+    t[0xd8] = LEAD;
+    t[0xe2] = LEAD;
+    t
+};
+
 #[inline]
-fn may_start_hostile(w: u64) -> bool {
-    let byte = |b: u8| {
-        let x = w ^ (ONES * u64::from(b));
-        x.wrapping_sub(ONES) & !x
-    };
-    let below_space = w.wrapping_sub(ONES * 0x20) & !w;
-    (below_space | byte(0x7f) | byte(b'"') | byte(b'\\') | byte(0xc2) | byte(0xd8) | byte(0xe2))
-        & HIGHS
-        != 0
+fn stop(x: u8) -> u8 {
+    STOP.get(usize::from(x)).copied().unwrap_or(ASCII)
 }
 
 /// Where the first character [`clean_utf8`] rejects starts, a byte at a time (always a character boundary).
 fn first_hostile(b: &[u8]) -> Option<usize> {
-    let mut rest = b;
+    // Words of plain ASCII are passed over whole; from the first byte that ends
+    // such a run (a character's start, as the bytes before it are ASCII), a byte at a time.
     let mut at = 0;
+    while let Some(w) = b.get(at..).and_then(|r| r.first_chunk::<8>()) {
+        let stops = ascii_stops(u64::from_le_bytes(*w));
+        if stops != 0 {
+            at += (stops.trailing_zeros() / 8) as usize;
+            break;
+        }
+        at += 8;
+    }
+    let mut rest = b.get(at..).unwrap_or_default();
     while let Some((&c, tail)) = rest.split_first() {
         let hostile = match c {
             0x00..=0x1f | 0x7f | b'"' | b'\\' => true,
@@ -164,24 +185,30 @@ pub fn push_escaped(out: &mut String, s: &str) {
     }
 }
 
-/// Clean runs are copied whole; only the characters that need it are escaped.
+/// Clean runs are copied whole; only the characters that need it are escaped. One
+/// pass over the bytes: a byte [`STOP`] marks starts a character (continuation bytes
+/// are never marked), which is escaped when ASCII or hostile.
 fn push_escaped_slow(out: &mut String, s: &str) {
-    let mut rest = s;
-    loop {
-        let Some(at) = first_hostile(rest.as_bytes()) else {
-            out.push_str(rest);
-            return;
+    let b = s.as_bytes();
+    // The start of the run not yet copied, and the byte looked at.
+    let (mut run, mut at) = (0, 0);
+    while let Some(&x) = b.get(at) {
+        if stop(x) == 0 {
+            at += 1;
+            continue;
+        }
+        let Some(c) = s.get(at..).and_then(|r| r.chars().next()) else {
+            break;
         };
-        let Some((clean, tail)) = rest.split_at_checked(at) else {
-            // Not reached (a hostile character starts at a boundary); escaped all the same.
-            return rest.chars().for_each(|c| push_char_escaped(out, c));
-        };
-        out.push_str(clean);
-        let mut chars = tail.chars();
-        let Some(c) = chars.next() else { return };
-        push_char_escaped(out, c);
-        rest = chars.as_str();
+        let next = at + c.len_utf8();
+        if x < 0x80 || is_hostile(c) {
+            out.push_str(s.get(run..at).unwrap_or_default());
+            push_char_escaped(out, c);
+            run = next;
+        }
+        at = next;
     }
+    out.push_str(s.get(run..).unwrap_or_default());
 }
 
 fn push_char_escaped(out: &mut String, c: char) {
@@ -274,6 +301,43 @@ mod tests {
     }
 
     #[test]
+    fn ascii_stops_marks_the_first_stop_exactly() {
+        let stops = |b: u8| !(0x20..0x80).contains(&b) || b == 0x7f || b == b'"' || b == b'\\';
+        // Every byte value at every place, over fills of clean bytes and of stops.
+        for fill in [b'a', b' ', b'~', 0x21, 0x7e, 0x00, 0x1f, 0x80, 0xff, b'"'] {
+            for at in 0..8 {
+                for x in 0..=255u8 {
+                    let mut w = [fill; 8];
+                    w[at] = x;
+                    let m = ascii_stops(u64::from_le_bytes(w));
+                    let first = w.iter().position(|&b| stops(b));
+                    assert_eq!(m != 0, first.is_some(), "{w:?}");
+                    if let Some(k) = first {
+                        assert_eq!(m.trailing_zeros() / 8, k as u32, "{w:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn stop_table_marks_what_the_byte_tests_name() {
+        for x in 0..=255u8 {
+            let ascii = x < 0x80 && (is_hostile(char::from(x)) || x == b'"' || x == b'\\');
+            let lead = matches!(x, 0xc2 | 0xd8 | 0xe2);
+            let want = if ascii { ASCII } else if lead { LEAD } else { 0 };
+            assert_eq!(stop(x), want, "{x:#x}");
+        }
+        // Every hostile character starts with a byte marked.
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            if is_hostile(c) || c == '"' || c == '\\' {
+                let mut b = [0; 4];
+                assert_ne!(stop(c.encode_utf8(&mut b).as_bytes()[0]), 0, "{c:?}");
+            }
+        }
+    }
+
+    #[test]
     fn json_plain_is_exactly_no_control_quote_or_backslash() {
         let old = |s: &str| s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
         let base = "ok-plain-text-é!";
@@ -326,6 +390,10 @@ mod tests {
                         let mut one = String::new();
                         s.chars().for_each(|c| push_char_escaped(&mut one, c));
                         assert_eq!(out, one, "{s:?}");
+                        // The one-pass writer alone, on clean text too.
+                        let mut slow = String::new();
+                        push_escaped_slow(&mut slow, &s);
+                        assert_eq!(slow, one, "{s:?}");
                     }
                 }
             }

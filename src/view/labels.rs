@@ -330,6 +330,38 @@ pub fn push_list<T>(
     }
 }
 
+/// [`push_list`]'s text for items met one at a time (from nested loops, say): each
+/// [`List::item`] is written while fewer than [`SUMMARY_ITEMS`] were, the rest counted;
+/// [`List::end`] writes `, +N more`.
+#[derive(Default)]
+pub struct List {
+    seen: usize,
+}
+
+impl List {
+    /// One more item, written by `item` if the line still shows it.
+    #[inline]
+    pub fn item(&mut self, out: &mut String, item: impl FnOnce(&mut String)) {
+        if self.seen < SUMMARY_ITEMS {
+            if self.seen > 0 {
+                out.push_str(", ");
+            }
+            item(out);
+        }
+        self.seen += 1;
+    }
+
+    /// Appends how many items were left out, if any.
+    pub fn end(self, out: &mut String) {
+        let more = self.seen.saturating_sub(SUMMARY_ITEMS);
+        if more > 0 {
+            out.push_str(", +");
+            push_int(out, more);
+            out.push_str(" more");
+        }
+    }
+}
+
 /// A count with thousands separators: `1,234`.
 pub fn count(n: u64) -> String {
     let digits = n.to_string();
@@ -545,6 +577,15 @@ mod tests {
             "0, 1, 2, +6 more"
         );
         assert_eq!(formatted, 3);
+        for k in 0..9 {
+            let mut out = String::new();
+            let mut l = List::default();
+            for i in 0..k {
+                l.item(&mut out, |out| push_int(out, i));
+            }
+            l.end(&mut out);
+            assert_eq!(out, list(&n(k), |i| i.to_string()));
+        }
         let exact = "x".repeat(SUMMARY_CHARS);
         assert_eq!(short(&exact), exact);
         assert_eq!(short(&format!("{exact}y")), format!("{exact}…"));
@@ -557,6 +598,22 @@ mod tests {
             format!("{}\\x1b…", "a".repeat(SUMMARY_CHARS - 1))
         );
         assert_eq!(short(""), "");
+    }
+
+    #[test]
+    fn integers_read_as_the_formatter_writes_them() {
+        let mut cases: Vec<i64> = (-1000..20_000).collect();
+        cases.extend([i64::MIN, i64::MAX, 999_999, 1_000_000, u32::MAX.into(), 1 << 40]);
+        for n in cases {
+            let mut out = String::from(">");
+            push_int(&mut out, n);
+            assert_eq!(out, format!(">{n}"));
+        }
+        for n in [0u64, 99, 100, 99_999, 100_000, u64::MAX] {
+            let mut out = String::new();
+            push_int(&mut out, n);
+            assert_eq!(out, n.to_string());
+        }
     }
 
     #[test]
