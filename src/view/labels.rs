@@ -86,6 +86,7 @@ fn with_kept_text<K: Copy + PartialEq, R>(
 }
 
 /// Appends `src → dst`, as [`push_addr`] writes each.
+#[inline]
 pub fn push_addr_pair(out: &mut String, src: &SocketAddr, dst: &SocketAddr) {
     let (SocketAddr::V4(s), SocketAddr::V4(d)) = (src, dst) else {
         push_addr(out, src);
@@ -399,6 +400,7 @@ pub fn push_latency(out: &mut String, us: i64) {
 }
 
 /// Appends the API and version label: `FindCoordinator v6`, `Produce v9`, `?`.
+#[inline]
 pub fn push_api_version(out: &mut String, msg: &Message<'_>) {
     match (msg.api_key.map(|k| (k, api_name(k))), msg.api_version) {
         (Some((_, Some(name))), v) => {

@@ -90,8 +90,28 @@ impl Look {
     /// when the choice of messages leaves it out. None, and nothing appended, when its
     /// output is longer than [`crate::records::json::SPILL_AT`]: [`Printer::print`]
     /// then prints it, streaming a long NDJSON line out as it is written.
+    #[inline]
     pub fn render(&self, r: &Record<'_>, out: &mut Vec<u8>) -> Option<bool> {
         use crate::records::json::{SPILL_AT, Spill, set_spill};
+        // The common case, a summary line into an empty buffer (one thread), without the
+        // layers the other formats need: a summary never decodes again (`full` is None).
+        if self.format == Format::Summary && out.is_empty() && self.full.is_none() {
+            if !self.select.matches(r) {
+                return Some(false);
+            }
+            let mut line = String::from_utf8(std::mem::take(out)).unwrap_or_default();
+            if self.color {
+                summary::write_line_colored(&mut line, r);
+            } else {
+                summary::write_line(&mut line, r);
+            }
+            line.push('\n');
+            if line.len() > SPILL_AT {
+                return None;
+            }
+            *out = line.into_bytes();
+            return Some(true);
+        }
         let mut fits = true;
         let shown = self.chosen(r, |r| {
             if self.format == Format::Json {
@@ -308,6 +328,7 @@ impl Printer {
 
     /// Prints a message rendered elsewhere by [`Printer::look`] (`shown`: it was not left
     /// out); `Break` once the limit is reached or stdout is gone, as [`Printer::print`].
+    #[inline]
     pub fn take(&mut self, bytes: &[u8], shown: bool) -> ControlFlow<()> {
         if self.done() {
             return ControlFlow::Break(());
@@ -349,6 +370,7 @@ impl Printer {
 const DIRECT: usize = 8 << 10;
 
 /// Writes one printed message, flushed with `flush`.
+#[inline]
 fn write(out: &RefCell<Stdout>, flush: bool, bytes: &[u8]) -> io::Result<()> {
     let mut out = out.borrow_mut();
     if bytes.len() >= DIRECT {

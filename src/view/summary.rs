@@ -35,6 +35,7 @@ mod paint {
 /// Whole microseconds (every classic pcap) are written from the integer, which is
 /// the same text: below 2^53 ns the float is within far less than half a
 /// microsecond of the exact value. Anything else goes through the float.
+#[inline]
 pub fn push_seconds(out: &mut String, ns: i64) {
     if (0..1 << 53).contains(&ns) && ns % 1000 == 0 {
         let us = ns / 1000;
@@ -70,6 +71,7 @@ fn styled(out: &mut String, color: bool, style: anstyle::Style, text: impl std::
 }
 
 /// Appends the summary line (without a newline) to `out`.
+#[inline]
 pub fn write_line(out: &mut String, r: &Record<'_>) {
     write_line_with(out, r, None);
 }
@@ -88,6 +90,7 @@ pub fn write_line_colored(out: &mut String, r: &Record<'_>) {
 }
 
 /// `paint` is `Some(error)` when colouring.
+#[inline]
 fn write_line_with(out: &mut String, r: &Record<'_>, paint: Option<bool>) {
     let f = r;
     let m = &r.msg;
@@ -135,6 +138,7 @@ pub fn write_info(out: &mut String, r: &Record<'_>) {
     write_tail(out, r, None, None);
 }
 
+#[inline]
 fn write_tail(out: &mut String, r: &Record<'_>, latency_ns: Option<i64>, paint: Option<bool>) {
     let f = r;
     let m = &r.msg;
@@ -194,6 +198,7 @@ fn write_tail(out: &mut String, r: &Record<'_>, latency_ns: Option<i64>, paint: 
 }
 
 /// Appends what the message says, in a few words.
+#[inline]
 fn push_details(out: &mut String, r: &Record<'_>) {
     let m = &r.msg;
     let Some(body) = m.body else {
