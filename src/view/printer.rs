@@ -341,11 +341,13 @@ impl Printer {
     }
 
     /// The limit is reached or stdout is gone.
+    #[inline]
     fn done(&self) -> bool {
         self.broken || self.limit.is_some_and(|n| self.printed >= n)
     }
 
     /// Counts one message printed, or stdout gone.
+    #[inline]
     fn count(&mut self, written: io::Result<()>) -> ControlFlow<()> {
         if written.is_err() {
             // The reader went away (e.g. `| head`): stop quietly.

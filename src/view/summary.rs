@@ -57,8 +57,12 @@ pub fn push_seconds(out: &mut String, ns: i64) {
 const SPACES: &str = "        ";
 
 /// Appends the spaces that pad `len` bytes to `width` (the columns are ASCII).
+#[inline]
 fn pad(out: &mut String, width: usize, len: usize) {
-    out.push_str(SPACES.get(..width.saturating_sub(len)).unwrap_or(SPACES));
+    // Most columns are full (packet numbers from 10000 on): nothing to copy.
+    if len < width {
+        out.push_str(SPACES.get(..width - len).unwrap_or(SPACES));
+    }
 }
 
 /// Appends `text` in `style` when colouring, plain otherwise.
