@@ -173,11 +173,37 @@ pub fn push_addr_bytes(out: &mut Vec<u8>, a: &SocketAddr) {
 /// Appends an integer in decimal, as `{}` writes it, without the formatter. Most are
 /// small (ids, counts, versions): up to two digits go in as characters.
 #[inline]
-pub fn push_int<N: itoa::Integer + TryInto<u16> + Copy>(out: &mut String, n: N) {
+pub fn push_int<N: itoa::Integer + TryInto<u64> + Copy>(out: &mut String, n: N) {
     match n.try_into() {
-        Ok(small) if small < 100 => push_small(out, small),
+        Ok(small) if small < 100 => push_small(out, small as u16),
+        // Packet numbers, correlation ids, microseconds: two digits at a time.
+        Ok(mid) if mid < 1_000_000 => push_mid(out, mid as u32),
         _ => out.push_str(itoa::Buffer::new().format(n)),
     }
+}
+
+/// Every two-digit decimal, `00` to `99`, in order.
+const PAIRS: &str = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+/// Appends `n` (below 100) as two digits, a leading zero included.
+#[inline]
+pub fn push_pair(out: &mut String, n: u32) {
+    let at = (n as usize) * 2;
+    if let Some(p) = PAIRS.get(at..at + 2) {
+        out.push_str(p);
+    }
+}
+
+/// Appends `n` (100 up to 999 999) in decimal.
+#[inline]
+fn push_mid(out: &mut String, n: u32) {
+    if n < 10_000 {
+        push_small(out, (n / 100) as u16);
+    } else {
+        push_small(out, (n / 10_000) as u16);
+        push_pair(out, n / 100 % 100);
+    }
+    push_pair(out, n % 100);
 }
 
 /// The last decimal digit of `n`, as a character. Computed, not looked up, so the
@@ -604,8 +630,9 @@ mod tests {
 
     #[test]
     fn integers_read_as_the_formatter_writes_them() {
-        let mut cases: Vec<i64> = (-1000..20_000).collect();
+        let mut cases: Vec<i64> = (-1000..120_000).collect();
         cases.extend([i64::MIN, i64::MAX, 999_999, 1_000_000, u32::MAX.into(), 1 << 40]);
+        cases.extend((0..64).map(|k| 1i64 << k));
         for n in cases {
             let mut out = String::from(">");
             push_int(&mut out, n);

@@ -7,7 +7,7 @@ use crate::dissect::{Record, VersionSource};
 use std::fmt::Write;
 
 // Kept where the TUI and older callers look for them; they live in `labels`.
-use super::labels::{push_api_version, push_int, push_latency};
+use super::labels::{push_api_version, push_int, push_latency, push_pair};
 pub use super::labels::{addr, api_version, latency, push_addr};
 
 /// The whole summary line.
@@ -44,10 +44,11 @@ pub fn push_seconds(out: &mut String, ns: i64) {
             s => push_int(out, s),
         }
         out.push('.');
-        // The fraction's six digits, zeros first: a seven-digit number's last six.
-        let mut num = itoa::Buffer::new();
-        let frac = num.format(us % 1_000_000 + 1_000_000);
-        out.push_str(frac.get(1..).unwrap_or(frac));
+        // The fraction's six digits, zeros first.
+        let frac = (us % 1_000_000) as u32;
+        push_pair(out, frac / 10_000);
+        push_pair(out, frac / 100 % 100);
+        push_pair(out, frac % 100);
     } else {
         let _ = write!(out, "{:.6}", ns as f64 / 1e9);
     }
@@ -98,10 +99,15 @@ pub fn write_line_colored(out: &mut String, r: &Record<'_>) {
 fn write_line_with(out: &mut String, r: &Record<'_>, paint: Option<bool>) {
     let f = r;
     let m = &r.msg;
-    let mut num = itoa::Buffer::new();
-    let packet = num.format(f.packet);
-    pad(out, 5, packet.len());
-    out.push_str(packet);
+    let digits = match f.packet {
+        0..10 => 1,
+        10..100 => 2,
+        100..1000 => 3,
+        1000..10_000 => 4,
+        _ => 5,
+    };
+    pad(out, 5, digits);
+    push_int(out, f.packet);
     out.push_str("  ");
     push_seconds(out, f.ts_ns - r.first_ts_ns);
     out.push_str("  ");
