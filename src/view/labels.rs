@@ -195,7 +195,7 @@ pub fn push_pair(out: &mut String, n: u32) {
 }
 
 /// Appends `n` (100 up to 999 999) in decimal.
-#[inline]
+#[inline(always)]
 fn push_mid(out: &mut String, n: u32) {
     if n < 10_000 {
         push_small(out, (n / 100) as u16);
