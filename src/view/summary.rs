@@ -7,7 +7,7 @@ use crate::dissect::{Record, VersionSource};
 use std::fmt::Write;
 
 // Kept where the TUI and older callers look for them; they live in `labels`.
-use super::labels::{push_api_version, push_int, push_latency, push_pair};
+use super::labels::{push_api_version, push_count, push_int, push_latency, push_pair};
 pub use super::labels::{addr, api_version, latency, push_addr};
 
 /// The whole summary line.
@@ -107,7 +107,7 @@ fn write_line_with(out: &mut String, r: &Record<'_>, paint: Option<bool>) {
         _ => 5,
     };
     pad(out, 5, digits);
-    push_int(out, f.packet);
+    push_count(out, f.packet);
     out.push_str("  ");
     push_seconds(out, f.ts_ns - r.first_ts_ns);
     out.push_str("  ");
@@ -135,7 +135,7 @@ fn write_line_with(out: &mut String, r: &Record<'_>, paint: Option<bool>) {
         });
     }
     match m.correlation_id {
-        Some(c) => push_int(out, c),
+        Some(c) => push_count(out, c),
         None => out.push('?'),
     }
     write_tail(out, r, f.latency_ns, paint);
