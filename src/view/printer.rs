@@ -59,6 +59,8 @@ pub struct Look {
     files: Vec<String>,
     /// When choosing reads less than the format shows: the decode for the chosen ones.
     full: Option<Need>,
+    /// No choice of messages: every one is shown (see [`Printer::plan`]).
+    keeps_all: bool,
 }
 
 thread_local! {
@@ -96,7 +98,7 @@ impl Look {
         // The common case, a summary line into an empty buffer (one thread), without the
         // layers the other formats need: a summary never decodes again (`full` is None).
         if self.format == Format::Summary && out.is_empty() && self.full.is_none() {
-            if !self.select.matches(r) {
+            if !self.keeps_all && !self.select.matches(r) {
                 return Some(false);
             }
             let mut line = String::from_utf8(std::mem::take(out)).unwrap_or_default();
@@ -163,7 +165,7 @@ impl Look {
     /// Runs `f` on `r` as shown (decoded again in full when the choice read less) if the
     /// choice of messages keeps it; whether it did.
     fn chosen(&self, r: &Record<'_>, f: impl FnOnce(&Record<'_>)) -> bool {
-        if !self.select.matches(r) {
+        if !self.keeps_all && !self.select.matches(r) {
             return false;
         }
         match &self.full {
@@ -213,6 +215,7 @@ impl Printer {
                 color: false,
                 files: Vec::new(),
                 full: None,
+                keeps_all: false,
             },
             limit,
             printed: 0,
@@ -253,6 +256,7 @@ impl Printer {
                 .as_ref()
                 .map_or_else(Need::header, |c| c.need()),
         };
+        look.keeps_all = look.select.is_empty();
         let chooses = look.select.need();
         (self.need, look.full) = if shows.is_all() && !look.select.is_empty() {
             (chooses, Some(shows))
