@@ -4,14 +4,14 @@
 use super::need::{Act, Need};
 use super::Codec;
 use super::decode::{
-    ENVELOPE, Layout, Op, Res, SIZE_GROUP, SIZE_GROUP_ABOUT, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker,
+    ENVELOPE, Layout, Op, Res, Step, SIZE_GROUP, SIZE_GROUP_ABOUT, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker,
     layout_of,
 };
 use super::error::{DecodeError, ErrorKind};
 use super::tree::{Prefix, Role, Tree, Value};
 use crate::proto::apis::{self, ApiInfo};
 use crate::proto::{Kind, peek_request_header, peek_size};
-use super::schema::{MessageSchema, Prim};
+use super::schema::{Field, MessageSchema, Prim};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -111,12 +111,13 @@ pub(crate) fn decode_request_in<'a>(
         let rest = size_prefix(&mut w, frame)?;
         // An unknown API's flexibility is unknowable: read the v1 header, which every such request starts with.
         let hs = &codec.schemas.request_header;
-        let unknown;
+        let (unknown, unknown_ids);
         let (hv, head, at) = match resolved.as_deref() {
-            Some(r) => (r.hv, &r.head, r.head_ids),
+            Some(r) => (r.hv, &r.head, r.head_ids.as_ref()),
             None => {
                 unknown = header_layout(codec, Kind::Request, 1);
-                (1, &unknown, head_ids(&unknown))
+                unknown_ids = head_ids(codec, Kind::Request, 1, &unknown);
+                (1, &unknown, unknown_ids.as_ref())
             }
         };
         let rest = if let (true, Some(at)) = (w.lean, at) {
@@ -202,12 +203,13 @@ pub(crate) fn decode_response_in<'a>(
         let hs = &codec.schemas.response_header;
         let hv = resolved.as_deref().map(|r| r.hv);
         // Without the request, whether a tagged section follows is unknown: stop at correlation_id.
-        let unpaired;
+        let (unpaired, unpaired_ids);
         let (head, at) = match resolved.as_deref() {
-            Some(r) => (&r.head, r.head_ids),
+            Some(r) => (&r.head, r.head_ids.as_ref()),
             None => {
                 unpaired = header_layout(codec, Kind::Response, 0);
-                (&unpaired, head_ids(&unpaired))
+                unpaired_ids = head_ids(codec, Kind::Response, 0, &unpaired);
+                (&unpaired, unpaired_ids.as_ref())
             }
         };
         let rest = if let (true, Some(at)) = (w.lean, at) {
@@ -322,7 +324,7 @@ fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Rc
         };
         let message = schemas.message(key, kind, version);
         let head = header_layout(codec, kind, hv);
-        let head_ids = head_ids(&head);
+        let head_ids = head_ids(codec, kind, hv, &head);
         let body = message.map(|s| layout_of(&s.fields, version, s.is_flexible(version)));
         let newest = schemas.newest(key, kind);
         Rc::new(Resolved {
@@ -400,27 +402,32 @@ fn header_layout(codec: &Codec, kind: Kind, hv: i16) -> Rc<Layout> {
 /// Where a header's ids lie: the offset of each from the header's start, as its fields
 /// of fixed size before it add up. `None` when one lies after a field of varying size
 /// or is of another type than Kafka's: such a header is built, as in a full decode.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct HeadIds {
     correlation_id: Option<usize>,
     /// Its offset, and whether its length is compact and it may be null.
     client_id: Option<(usize, bool, bool)>,
+    /// The header after its client id, when its fields before are the header's own
+    /// (see [`lean_header`]).
+    tail: Option<Rc<Layout>>,
 }
 
-fn head_ids(head: &Layout) -> Option<HeadIds> {
+fn head_ids(codec: &Codec, kind: Kind, hv: i16, head: &Layout) -> Option<HeadIds> {
     let mut ids = HeadIds {
         correlation_id: None,
         client_id: None,
+        tail: None,
     };
     let mut at = Some(0);
     if head.tagged.iter().any(|s| matches!(s.f.name.as_str(), "correlation_id" | "client_id")) {
         return None;
     }
-    for s in head.steps.iter() {
+    for (j, s) in head.steps.iter().enumerate() {
         match (s.f.name.as_str(), &s.op, at) {
             ("correlation_id", Op::Fixed(Prim::Int32, _), Some(a)) => ids.correlation_id = Some(a),
             ("client_id", &Op::Var { p: Prim::String, compact, nullable }, Some(a)) => {
                 ids.client_id = Some((a, compact, nullable));
+                ids.tail = header_tail(codec, kind, hv, head, s.f, j);
             }
             ("correlation_id" | "client_id", ..) => return None,
             _ => {}
@@ -433,27 +440,56 @@ fn head_ids(head: &Layout) -> Option<HeadIds> {
     Some(ids)
 }
 
+/// The layout of the header's fields after `client`, its step `j` in `head`: the same
+/// steps and tagged fields as `head` has after it, else `None`.
+fn header_tail(
+    codec: &Codec,
+    kind: Kind,
+    hv: i16,
+    head: &Layout,
+    client: &Field,
+    j: usize,
+) -> Option<Rc<Layout>> {
+    let schemas: &'static super::Schemas = codec.schemas;
+    let hs = match kind {
+        Kind::Request => &schemas.request_header,
+        Kind::Response => &schemas.response_header,
+    };
+    let at = hs.fields.iter().position(|f| std::ptr::eq(f, client))?;
+    let tail = layout_of(hs.fields.get(at + 1..)?, hv, hs.is_flexible(hv));
+    let same = |a: &[Step], b: &[Step]| {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| std::ptr::eq(x.f, y.f))
+    };
+    (same(&tail.steps, head.steps.get(j + 1..)?) && same(&tail.tagged, &head.tagged)).then_some(tail)
+}
+
 /// A projected decode's header: walked and checked unbuilt, as any field a projection
-/// skips, its errors those of a full decode; its ids then read where `at` says they
-/// are, each when a full decode builds its node (its bytes decode). No reader of a
+/// skips, its errors those of a full decode; its ids read where `at` says they are,
+/// each when a full decode builds its node (its bytes decode). No reader of a
 /// projected tree looks at the header: its ids are in [`Message`].
 fn lean_header<'a>(
     w: &mut Walker<'a>,
     rest: &'a [u8],
     head: &Layout,
-    at: HeadIds,
+    at: &HeadIds,
     (correlation_id, client_id): (&mut Option<i32>, &mut Option<&'a str>),
 ) -> Res<'a, ()> {
-    let built = std::mem::replace(&mut w.build, false);
-    let r = w.fields(rest, head, TAGS_IN_HEADER, None);
-    w.build = built;
     *correlation_id = at
         .correlation_id
         .and_then(|a| rest.get(a..)?.first_chunk::<4>())
         .map(|b| i32::from_be_bytes(*b));
-    *client_id = at.client_id.and_then(|(a, compact, nullable)| {
-        w.string(rest.get(a..)?, compact, nullable)
-    });
+    let read = at
+        .client_id
+        .and_then(|(a, compact, nullable)| w.string(rest.get(a..)?, compact, nullable));
+    *client_id = read.and_then(|(_, id)| id);
+    let built = std::mem::replace(&mut w.build, false);
+    let r = match (read, &at.tail) {
+        // Read, the client id is checked once: the fields before it are of fixed size and
+        // present (see `head_ids`), so the walk finds them and it as read here.
+        (Some((after, _)), Some(tail)) => w.fields(after, tail, TAGS_IN_HEADER, None),
+        _ => w.fields(rest, head, TAGS_IN_HEADER, None),
+    };
+    w.build = built;
     r
 }
 
