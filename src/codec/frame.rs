@@ -467,6 +467,7 @@ fn header_tail(
 /// skips, its errors those of a full decode; its ids read where `at` says they are,
 /// each when a full decode builds its node (its bytes decode). No reader of a
 /// projected tree looks at the header: its ids are in [`Message`].
+#[inline]
 fn lean_header<'a>(
     w: &mut Walker<'a>,
     rest: &'a [u8],
@@ -502,6 +503,7 @@ fn api_name(codec: &Codec, key: Option<i16>) -> Option<&'static str> {
 
 /// Sets what `m` learns of its API from `resolved` (its name, and whether it may carry
 /// topic ids); the root node's name and type.
+#[inline]
 fn named(
     m: &mut Message<'_>,
     resolved: Option<&Resolved>,
@@ -529,6 +531,7 @@ fn root_name(
 }
 
 /// The Frame group with its int32 size.
+#[inline]
 fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], Box<DecodeError>> {
     let (rest, size) = match w.i32(frame) {
         Ok(r) => r,
@@ -565,6 +568,7 @@ fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], Box<
     }
 }
 
+#[inline]
 fn body<'a>(
     w: &mut Walker<'a>,
     rest: &'a [u8],
@@ -630,9 +634,36 @@ fn raw<'a>(w: &mut Walker<'a>, rest: &'a [u8], about: &'static str) {
 }
 
 /// Closes the tree; on error, keeps what decoded and shows the rest as raw bytes.
+#[inline]
 fn finish<'a>(
     m: &mut Message<'a>,
     // By reference: the walker is large, and only its nodes are kept.
+    w: &mut Walker<'a>,
+    frame: &'a [u8],
+    result: Res<'a, Option<usize>>,
+) {
+    // Most messages decode whole, as long as their size prefix says, with nothing after.
+    if let Ok((after, body)) = &result {
+        let promised = peek_size(frame)
+            .and_then(|d| u64::try_from(d).ok())
+            .is_some_and(|d| d > frame.len().saturating_sub(4) as u64);
+        if !promised && w.off(after) >= frame.len() {
+            w.build = true;
+            m.body = *body;
+            w.close(end_of(frame));
+            m.tree = Tree {
+                nodes: std::mem::take(&mut w.nodes),
+            };
+            return;
+        }
+    }
+    finish_rest(m, w, frame, result);
+}
+
+/// [`finish`] for a message that failed, was cut, or has bytes after its body.
+#[inline(never)]
+fn finish_rest<'a>(
+    m: &mut Message<'a>,
     w: &mut Walker<'a>,
     frame: &'a [u8],
     result: Res<'a, Option<usize>>,
