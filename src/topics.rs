@@ -261,6 +261,21 @@ pub struct IdNames(Option<Box<[IdName]>>);
 /// A topic id and its name.
 type IdName = ([u8; 16], Arc<str>);
 
+impl Drop for IdNames {
+    /// In line, most records' (empty) names cost a test to drop; the others, a call.
+    #[inline(always)]
+    fn drop(&mut self) {
+        if self.0.is_some() {
+            drop_names(self.0.take());
+        }
+    }
+}
+
+#[inline(never)]
+fn drop_names(names: Option<Box<[IdName]>>) {
+    drop(names);
+}
+
 impl IdNames {
     pub fn is_empty(&self) -> bool {
         self.0.as_deref().is_none_or(<[_]>::is_empty)

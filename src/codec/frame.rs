@@ -12,7 +12,7 @@ use super::tree::{Prefix, Role, Tree, Value};
 use crate::proto::apis::{self, ApiInfo};
 use crate::proto::{Kind, peek_request_header, peek_size};
 use super::schema::{Field, MessageSchema, Prim};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -289,14 +289,19 @@ type ResolvedKey = (usize, i16, i16, Kind, Option<u64>);
 /// theirs in one probe.
 const RECENT: usize = 256;
 
-#[derive(Default)]
 struct Resolutions {
     recent: Vec<Option<(ResolvedKey, Rc<Resolved>)>>,
     all: FxHashMap<ResolvedKey, Rc<Resolved>>,
 }
 
 thread_local! {
-    static RESOLVED: RefCell<Resolutions> = RefCell::new(Resolutions::default());
+    // Made at compile time: each message's look-up then skips the lazy start's check.
+    static RESOLVED: RefCell<Resolutions> = const {
+        RefCell::new(Resolutions {
+            recent: Vec::new(),
+            all: FxHashMap::with_hasher(FxBuildHasher),
+        })
+    };
 }
 
 fn recent_slot(&(_, key, version, kind, need): &ResolvedKey) -> usize {
@@ -307,7 +312,43 @@ fn recent_slot(&(_, key, version, kind, need): &ResolvedKey) -> usize {
     h % RECENT
 }
 
+/// What (`key`, `version`, `kind`) resolves to under `need`: most messages find it in
+/// the recent table, here in line; the rest look further out of line.
+#[inline(always)]
 fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Rc<Resolved> {
+    // Schemas live for the whole process (see `Codec`): an address names one set for good.
+    let at = (
+        std::ptr::from_ref(codec.schemas) as usize,
+        key,
+        version,
+        kind,
+        need.plan_id(),
+    );
+    let slot = recent_slot(&at);
+    let found = RESOLVED.with(|t| {
+        let t = t.try_borrow().ok()?;
+        match t.recent.get(slot) {
+            Some(Some((k, r))) if *k == at => Some(Rc::clone(r)),
+            _ => None,
+        }
+    });
+    match found {
+        Some(r) => r,
+        None => resolve_further(codec, key, version, kind, need, at, slot),
+    }
+}
+
+/// [`resolve`] past the recent table: the whole table, else looked up and remembered.
+#[inline(never)]
+fn resolve_further(
+    codec: &Codec,
+    key: i16,
+    version: i16,
+    kind: Kind,
+    need: &Need,
+    at: ResolvedKey,
+    slot: usize,
+) -> Rc<Resolved> {
     let schemas: &'static super::Schemas = codec.schemas;
     let look = || {
         let info = apis::api_info(key);
@@ -344,22 +385,8 @@ fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Rc
             plan: message.and_then(|s| need.plan_for(s)),
         })
     };
-    // Schemas live for the whole process (see `Codec`): an address names one set for good.
-    let at = (
-        std::ptr::from_ref(schemas) as usize,
-        key,
-        version,
-        kind,
-        need.plan_id(),
-    );
-    let slot = recent_slot(&at);
     let found = RESOLVED.with(|t| {
         let mut t = t.try_borrow_mut().ok()?;
-        if let Some(Some((k, r))) = t.recent.get(slot) {
-            if *k == at {
-                return Some(Rc::clone(r));
-            }
-        }
         let r = t.all.get(&at).cloned()?;
         remember_recent(&mut t, slot, at, &r);
         Some(r)
@@ -467,7 +494,7 @@ fn header_tail(
 /// skips, its errors those of a full decode; its ids read where `at` says they are,
 /// each when a full decode builds its node (its bytes decode). No reader of a
 /// projected tree looks at the header: its ids are in [`Message`].
-#[inline]
+#[inline(always)]
 fn lean_header<'a>(
     w: &mut Walker<'a>,
     rest: &'a [u8],
@@ -531,7 +558,7 @@ fn root_name(
 }
 
 /// The Frame group with its int32 size.
-#[inline]
+#[inline(always)]
 fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], Box<DecodeError>> {
     let (rest, size) = match w.i32(frame) {
         Ok(r) => r,
@@ -568,7 +595,7 @@ fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], Box<
     }
 }
 
-#[inline]
+#[inline(always)]
 fn body<'a>(
     w: &mut Walker<'a>,
     rest: &'a [u8],
