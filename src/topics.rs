@@ -134,10 +134,17 @@ impl TopicNames {
 
     /// [`TopicNames::names_for`] then [`TopicNames::learn`], finding the message's
     /// topic ids once for both (what the pipeline does with every message).
+    #[inline]
     pub fn see(&mut self, m: &Message<'_>) -> IdNames {
-        let Some(body) = id_body(m) else {
-            return IdNames::default();
-        };
+        // Most messages' schemas have no topic id: settled in line.
+        match id_body(m) {
+            Some(body) => self.see_body(m, body),
+            None => IdNames::default(),
+        }
+    }
+
+    #[inline(never)]
+    fn see_body(&mut self, m: &Message<'_>, body: usize) -> IdNames {
         let ids = topic_ids(&m.tree, body);
         if ids.is_empty() {
             return IdNames::default();

@@ -614,7 +614,7 @@ impl<'a> Walker<'a> {
     }
 
     /// A length-prefixed field, as [`Walker::field`] decodes it: built when `build`.
-    #[inline(never)]
+    #[inline(always)]
     fn var(
         &mut self,
         i: &'a [u8],
