@@ -134,10 +134,17 @@ impl TopicNames {
 
     /// [`TopicNames::names_for`] then [`TopicNames::learn`], finding the message's
     /// topic ids once for both (what the pipeline does with every message).
+    #[inline]
     pub fn see(&mut self, m: &Message<'_>) -> IdNames {
-        let Some(body) = id_body(m) else {
-            return IdNames::default();
-        };
+        // Most messages' schemas have no topic id: settled in line.
+        match id_body(m) {
+            Some(body) => self.see_body(m, body),
+            None => IdNames::default(),
+        }
+    }
+
+    #[inline(never)]
+    fn see_body(&mut self, m: &Message<'_>, body: usize) -> IdNames {
         let ids = topic_ids(&m.tree, body);
         if ids.is_empty() {
             return IdNames::default();
@@ -260,6 +267,21 @@ pub struct IdNames(Option<Box<[IdName]>>);
 
 /// A topic id and its name.
 type IdName = ([u8; 16], Arc<str>);
+
+impl Drop for IdNames {
+    /// In line, most records' (empty) names cost a test to drop; the others, a call.
+    #[inline(always)]
+    fn drop(&mut self) {
+        if self.0.is_some() {
+            drop_names(self.0.take());
+        }
+    }
+}
+
+#[inline(never)]
+fn drop_names(names: Option<Box<[IdName]>>) {
+    drop(names);
+}
 
 impl IdNames {
     pub fn is_empty(&self) -> bool {

@@ -422,11 +422,19 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// The string at the start of `i` (length-prefixed as `compact` says), when its
-    /// bytes decode as the walk decodes them; `None` for a null one too.
-    pub fn string(&self, i: &'a [u8], compact: bool, nullable: bool) -> Option<&'a str> {
-        let (_, (data, _)) = self.length_prefixed(i, compact, true, nullable).ok()?;
-        std::str::from_utf8(data?).ok()
+    /// The string at the start of `i` (length-prefixed as `compact` says; `None` when
+    /// null) and the bytes after it, when it decodes as the walk decodes it.
+    pub fn string(
+        &self,
+        i: &'a [u8],
+        compact: bool,
+        nullable: bool,
+    ) -> Option<(&'a [u8], Option<&'a str>)> {
+        let (rest, (data, _)) = self.length_prefixed(i, compact, true, nullable).ok()?;
+        match data {
+            Some(d) => Some((rest, Some(std::str::from_utf8(d).ok()?))),
+            None => Some((rest, None)),
+        }
     }
 
     /// An array's count: `None` for null.
@@ -606,7 +614,7 @@ impl<'a> Walker<'a> {
     }
 
     /// A length-prefixed field, as [`Walker::field`] decodes it: built when `build`.
-    #[inline(never)]
+    #[inline(always)]
     fn var(
         &mut self,
         i: &'a [u8],

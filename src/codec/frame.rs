@@ -4,15 +4,15 @@
 use super::need::{Act, Need};
 use super::Codec;
 use super::decode::{
-    ENVELOPE, Layout, Op, Res, SIZE_GROUP, SIZE_GROUP_ABOUT, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker,
+    ENVELOPE, Layout, Op, Res, Step, SIZE_GROUP, SIZE_GROUP_ABOUT, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker,
     layout_of,
 };
 use super::error::{DecodeError, ErrorKind};
 use super::tree::{Prefix, Role, Tree, Value};
 use crate::proto::apis::{self, ApiInfo};
 use crate::proto::{Kind, peek_request_header, peek_size};
-use super::schema::{MessageSchema, Prim};
-use rustc_hash::FxHashMap;
+use super::schema::{Field, MessageSchema, Prim};
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -111,12 +111,13 @@ pub(crate) fn decode_request_in<'a>(
         let rest = size_prefix(&mut w, frame)?;
         // An unknown API's flexibility is unknowable: read the v1 header, which every such request starts with.
         let hs = &codec.schemas.request_header;
-        let unknown;
+        let (unknown, unknown_ids);
         let (hv, head, at) = match resolved.as_deref() {
-            Some(r) => (r.hv, &r.head, r.head_ids),
+            Some(r) => (r.hv, &r.head, r.head_ids.as_ref()),
             None => {
                 unknown = header_layout(codec, Kind::Request, 1);
-                (1, &unknown, head_ids(&unknown))
+                unknown_ids = head_ids(codec, Kind::Request, 1, &unknown);
+                (1, &unknown, unknown_ids.as_ref())
             }
         };
         let rest = if let (true, Some(at)) = (w.lean, at) {
@@ -202,12 +203,13 @@ pub(crate) fn decode_response_in<'a>(
         let hs = &codec.schemas.response_header;
         let hv = resolved.as_deref().map(|r| r.hv);
         // Without the request, whether a tagged section follows is unknown: stop at correlation_id.
-        let unpaired;
+        let (unpaired, unpaired_ids);
         let (head, at) = match resolved.as_deref() {
-            Some(r) => (&r.head, r.head_ids),
+            Some(r) => (&r.head, r.head_ids.as_ref()),
             None => {
                 unpaired = header_layout(codec, Kind::Response, 0);
-                (&unpaired, head_ids(&unpaired))
+                unpaired_ids = head_ids(codec, Kind::Response, 0, &unpaired);
+                (&unpaired, unpaired_ids.as_ref())
             }
         };
         let rest = if let (true, Some(at)) = (w.lean, at) {
@@ -287,14 +289,19 @@ type ResolvedKey = (usize, i16, i16, Kind, Option<u64>);
 /// theirs in one probe.
 const RECENT: usize = 256;
 
-#[derive(Default)]
 struct Resolutions {
     recent: Vec<Option<(ResolvedKey, Rc<Resolved>)>>,
     all: FxHashMap<ResolvedKey, Rc<Resolved>>,
 }
 
 thread_local! {
-    static RESOLVED: RefCell<Resolutions> = RefCell::new(Resolutions::default());
+    // Made at compile time: each message's look-up then skips the lazy start's check.
+    static RESOLVED: RefCell<Resolutions> = const {
+        RefCell::new(Resolutions {
+            recent: Vec::new(),
+            all: FxHashMap::with_hasher(FxBuildHasher),
+        })
+    };
 }
 
 fn recent_slot(&(_, key, version, kind, need): &ResolvedKey) -> usize {
@@ -305,7 +312,43 @@ fn recent_slot(&(_, key, version, kind, need): &ResolvedKey) -> usize {
     h % RECENT
 }
 
+/// What (`key`, `version`, `kind`) resolves to under `need`: most messages find it in
+/// the recent table, here in line; the rest look further out of line.
+#[inline(always)]
 fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Rc<Resolved> {
+    // Schemas live for the whole process (see `Codec`): an address names one set for good.
+    let at = (
+        std::ptr::from_ref(codec.schemas) as usize,
+        key,
+        version,
+        kind,
+        need.plan_id(),
+    );
+    let slot = recent_slot(&at);
+    let found = RESOLVED.with(|t| {
+        let t = t.try_borrow().ok()?;
+        match t.recent.get(slot) {
+            Some(Some((k, r))) if *k == at => Some(Rc::clone(r)),
+            _ => None,
+        }
+    });
+    match found {
+        Some(r) => r,
+        None => resolve_further(codec, key, version, kind, need, at, slot),
+    }
+}
+
+/// [`resolve`] past the recent table: the whole table, else looked up and remembered.
+#[inline(never)]
+fn resolve_further(
+    codec: &Codec,
+    key: i16,
+    version: i16,
+    kind: Kind,
+    need: &Need,
+    at: ResolvedKey,
+    slot: usize,
+) -> Rc<Resolved> {
     let schemas: &'static super::Schemas = codec.schemas;
     let look = || {
         let info = apis::api_info(key);
@@ -322,7 +365,7 @@ fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Rc
         };
         let message = schemas.message(key, kind, version);
         let head = header_layout(codec, kind, hv);
-        let head_ids = head_ids(&head);
+        let head_ids = head_ids(codec, kind, hv, &head);
         let body = message.map(|s| layout_of(&s.fields, version, s.is_flexible(version)));
         let newest = schemas.newest(key, kind);
         Rc::new(Resolved {
@@ -342,22 +385,8 @@ fn resolve(codec: &Codec, key: i16, version: i16, kind: Kind, need: &Need) -> Rc
             plan: message.and_then(|s| need.plan_for(s)),
         })
     };
-    // Schemas live for the whole process (see `Codec`): an address names one set for good.
-    let at = (
-        std::ptr::from_ref(schemas) as usize,
-        key,
-        version,
-        kind,
-        need.plan_id(),
-    );
-    let slot = recent_slot(&at);
     let found = RESOLVED.with(|t| {
         let mut t = t.try_borrow_mut().ok()?;
-        if let Some(Some((k, r))) = t.recent.get(slot) {
-            if *k == at {
-                return Some(Rc::clone(r));
-            }
-        }
         let r = t.all.get(&at).cloned()?;
         remember_recent(&mut t, slot, at, &r);
         Some(r)
@@ -400,27 +429,32 @@ fn header_layout(codec: &Codec, kind: Kind, hv: i16) -> Rc<Layout> {
 /// Where a header's ids lie: the offset of each from the header's start, as its fields
 /// of fixed size before it add up. `None` when one lies after a field of varying size
 /// or is of another type than Kafka's: such a header is built, as in a full decode.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct HeadIds {
     correlation_id: Option<usize>,
     /// Its offset, and whether its length is compact and it may be null.
     client_id: Option<(usize, bool, bool)>,
+    /// The header after its client id, when its fields before are the header's own
+    /// (see [`lean_header`]).
+    tail: Option<Rc<Layout>>,
 }
 
-fn head_ids(head: &Layout) -> Option<HeadIds> {
+fn head_ids(codec: &Codec, kind: Kind, hv: i16, head: &Layout) -> Option<HeadIds> {
     let mut ids = HeadIds {
         correlation_id: None,
         client_id: None,
+        tail: None,
     };
     let mut at = Some(0);
     if head.tagged.iter().any(|s| matches!(s.f.name.as_str(), "correlation_id" | "client_id")) {
         return None;
     }
-    for s in head.steps.iter() {
+    for (j, s) in head.steps.iter().enumerate() {
         match (s.f.name.as_str(), &s.op, at) {
             ("correlation_id", Op::Fixed(Prim::Int32, _), Some(a)) => ids.correlation_id = Some(a),
             ("client_id", &Op::Var { p: Prim::String, compact, nullable }, Some(a)) => {
                 ids.client_id = Some((a, compact, nullable));
+                ids.tail = header_tail(codec, kind, hv, head, s.f, j);
             }
             ("correlation_id" | "client_id", ..) => return None,
             _ => {}
@@ -433,27 +467,57 @@ fn head_ids(head: &Layout) -> Option<HeadIds> {
     Some(ids)
 }
 
+/// The layout of the header's fields after `client`, its step `j` in `head`: the same
+/// steps and tagged fields as `head` has after it, else `None`.
+fn header_tail(
+    codec: &Codec,
+    kind: Kind,
+    hv: i16,
+    head: &Layout,
+    client: &Field,
+    j: usize,
+) -> Option<Rc<Layout>> {
+    let schemas: &'static super::Schemas = codec.schemas;
+    let hs = match kind {
+        Kind::Request => &schemas.request_header,
+        Kind::Response => &schemas.response_header,
+    };
+    let at = hs.fields.iter().position(|f| std::ptr::eq(f, client))?;
+    let tail = layout_of(hs.fields.get(at + 1..)?, hv, hs.is_flexible(hv));
+    let same = |a: &[Step], b: &[Step]| {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| std::ptr::eq(x.f, y.f))
+    };
+    (same(&tail.steps, head.steps.get(j + 1..)?) && same(&tail.tagged, &head.tagged)).then_some(tail)
+}
+
 /// A projected decode's header: walked and checked unbuilt, as any field a projection
-/// skips, its errors those of a full decode; its ids then read where `at` says they
-/// are, each when a full decode builds its node (its bytes decode). No reader of a
+/// skips, its errors those of a full decode; its ids read where `at` says they are,
+/// each when a full decode builds its node (its bytes decode). No reader of a
 /// projected tree looks at the header: its ids are in [`Message`].
+#[inline(always)]
 fn lean_header<'a>(
     w: &mut Walker<'a>,
     rest: &'a [u8],
     head: &Layout,
-    at: HeadIds,
+    at: &HeadIds,
     (correlation_id, client_id): (&mut Option<i32>, &mut Option<&'a str>),
 ) -> Res<'a, ()> {
-    let built = std::mem::replace(&mut w.build, false);
-    let r = w.fields(rest, head, TAGS_IN_HEADER, None);
-    w.build = built;
     *correlation_id = at
         .correlation_id
         .and_then(|a| rest.get(a..)?.first_chunk::<4>())
         .map(|b| i32::from_be_bytes(*b));
-    *client_id = at.client_id.and_then(|(a, compact, nullable)| {
-        w.string(rest.get(a..)?, compact, nullable)
-    });
+    let read = at
+        .client_id
+        .and_then(|(a, compact, nullable)| w.string(rest.get(a..)?, compact, nullable));
+    *client_id = read.and_then(|(_, id)| id);
+    let built = std::mem::replace(&mut w.build, false);
+    let r = match (read, &at.tail) {
+        // Read, the client id is checked once: the fields before it are of fixed size and
+        // present (see `head_ids`), so the walk finds them and it as read here.
+        (Some((after, _)), Some(tail)) => w.fields(after, tail, TAGS_IN_HEADER, None),
+        _ => w.fields(rest, head, TAGS_IN_HEADER, None),
+    };
+    w.build = built;
     r
 }
 
@@ -466,6 +530,7 @@ fn api_name(codec: &Codec, key: Option<i16>) -> Option<&'static str> {
 
 /// Sets what `m` learns of its API from `resolved` (its name, and whether it may carry
 /// topic ids); the root node's name and type.
+#[inline]
 fn named(
     m: &mut Message<'_>,
     resolved: Option<&Resolved>,
@@ -493,6 +558,7 @@ fn root_name(
 }
 
 /// The Frame group with its int32 size.
+#[inline(always)]
 fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], Box<DecodeError>> {
     let (rest, size) = match w.i32(frame) {
         Ok(r) => r,
@@ -529,6 +595,7 @@ fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], Box<
     }
 }
 
+#[inline(always)]
 fn body<'a>(
     w: &mut Walker<'a>,
     rest: &'a [u8],
@@ -594,9 +661,36 @@ fn raw<'a>(w: &mut Walker<'a>, rest: &'a [u8], about: &'static str) {
 }
 
 /// Closes the tree; on error, keeps what decoded and shows the rest as raw bytes.
+#[inline]
 fn finish<'a>(
     m: &mut Message<'a>,
     // By reference: the walker is large, and only its nodes are kept.
+    w: &mut Walker<'a>,
+    frame: &'a [u8],
+    result: Res<'a, Option<usize>>,
+) {
+    // Most messages decode whole, as long as their size prefix says, with nothing after.
+    if let Ok((after, body)) = &result {
+        let promised = peek_size(frame)
+            .and_then(|d| u64::try_from(d).ok())
+            .is_some_and(|d| d > frame.len().saturating_sub(4) as u64);
+        if !promised && w.off(after) >= frame.len() {
+            w.build = true;
+            m.body = *body;
+            w.close(end_of(frame));
+            m.tree = Tree {
+                nodes: std::mem::take(&mut w.nodes),
+            };
+            return;
+        }
+    }
+    finish_rest(m, w, frame, result);
+}
+
+/// [`finish`] for a message that failed, was cut, or has bytes after its body.
+#[inline(never)]
+fn finish_rest<'a>(
+    m: &mut Message<'a>,
     w: &mut Walker<'a>,
     frame: &'a [u8],
     result: Res<'a, Option<usize>>,
