@@ -120,23 +120,10 @@ pub(crate) fn decode_request_in<'a>(
                 (1, &unknown, unknown_ids.as_ref())
             }
         };
-        let rest = if let (true, Some(at)) = (w.lean, at) {
-            let ids = (&mut m.correlation_id, &mut m.client_id);
-            lean_header(&mut w, rest, head, at, ids)?.0
-        } else {
-            header = Some(w.open(
-                rest,
-                &hs.name,
-                None,
-                "header",
-                Value::Int(hv.into()),
-                "common request header",
-                Role::Header,
-            ));
-            let (rest, ()) = w.fields(rest, head, TAGS_IN_HEADER, None)?;
-            w.close(rest);
-            rest
-        };
+        let ids = (&mut m.correlation_id, &mut m.client_id);
+        let node = (&*hs.name, Value::Int(hv.into()), "common request header");
+        let (rest, node) = walk_header(&mut w, rest, (head, at), ids, node)?;
+        header = node;
         let api = m.api_key.zip(m.api_version);
         body(
             &mut w,
@@ -212,23 +199,11 @@ pub(crate) fn decode_response_in<'a>(
                 (&unpaired, unpaired_ids.as_ref())
             }
         };
-        let rest = if let (true, Some(at)) = (w.lean, at) {
-            let ids = (&mut m.correlation_id, &mut None);
-            lean_header(&mut w, rest, head, at, ids)?.0
-        } else {
-            header = Some(w.open(
-                rest,
-                &hs.name,
-                None,
-                "header",
-                hv.map_or(Value::None, |v| Value::Int(v.into())),
-                "common response header",
-                Role::Header,
-            ));
-            let (rest, ()) = w.fields(rest, head, TAGS_IN_HEADER, None)?;
-            w.close(rest);
-            rest
-        };
+        let ids = (&mut m.correlation_id, &mut None);
+        let value = hv.map_or(Value::None, |v| Value::Int(v.into()));
+        let node = (&*hs.name, value, "common response header");
+        let (rest, node) = walk_header(&mut w, rest, (head, at), ids, node)?;
+        header = node;
         if hv.is_none() {
             raw(&mut w, rest, RAW_NO_REQUEST);
             return Ok((end_of(rest), None));
@@ -488,6 +463,26 @@ fn header_tail(
         a.len() == b.len() && a.iter().zip(b).all(|(x, y)| std::ptr::eq(x.f, y.f))
     };
     (same(&tail.steps, head.steps.get(j + 1..)?) && same(&tail.tagged, &head.tagged)).then_some(tail)
+}
+
+/// The header at `rest`: in a projected decode walked unbuilt, its ids read straight into
+/// `ids` ([`lean_header`]); else built as a node (named, valued and described by `node`)
+/// with its fields, whose index comes back for the ids to be read from.
+#[inline(always)]
+fn walk_header<'a>(
+    w: &mut Walker<'a>,
+    rest: &'a [u8],
+    (head, at): (&Layout, Option<&HeadIds>),
+    ids: (&mut Option<i32>, &mut Option<&'a str>),
+    (name, value, about): (&'static str, Value<'a>, &'static str),
+) -> Result<(&'a [u8], Option<usize>), Box<DecodeError>> {
+    if let (true, Some(at)) = (w.lean, at) {
+        return Ok((lean_header(w, rest, head, at, ids)?.0, None));
+    }
+    let node = w.open(rest, name, None, "header", value, about, Role::Header);
+    let (rest, ()) = w.fields(rest, head, TAGS_IN_HEADER, None)?;
+    w.close(rest);
+    Ok((rest, Some(node)))
 }
 
 /// A projected decode's header: walked and checked unbuilt, as any field a projection
