@@ -122,8 +122,7 @@ pub(crate) fn decode_request_in<'a>(
         };
         let ids = (&mut m.correlation_id, &mut m.client_id);
         let node = (&*hs.name, Value::Int(hv.into()), "common request header");
-        let (rest, node) = walk_header(&mut w, rest, (head, at), ids, node)?;
-        header = node;
+        let rest = walk_header(&mut w, rest, (head, at), ids, node, &mut header)?;
         let api = m.api_key.zip(m.api_version);
         body(
             &mut w,
@@ -202,8 +201,7 @@ pub(crate) fn decode_response_in<'a>(
         let ids = (&mut m.correlation_id, &mut None);
         let value = hv.map_or(Value::None, |v| Value::Int(v.into()));
         let node = (&*hs.name, value, "common response header");
-        let (rest, node) = walk_header(&mut w, rest, (head, at), ids, node)?;
-        header = node;
+        let rest = walk_header(&mut w, rest, (head, at), ids, node, &mut header)?;
         if hv.is_none() {
             raw(&mut w, rest, RAW_NO_REQUEST);
             return Ok((end_of(rest), None));
@@ -467,7 +465,8 @@ fn header_tail(
 
 /// The header at `rest`: in a projected decode walked unbuilt, its ids read straight into
 /// `ids` ([`lean_header`]); else built as a node (named, valued and described by `node`)
-/// with its fields, whose index comes back for the ids to be read from.
+/// with its fields. The node's index goes to `header` as soon as it is opened: when the
+/// walk fails inside it, the ids are still read from what it holds.
 #[inline(always)]
 fn walk_header<'a>(
     w: &mut Walker<'a>,
@@ -475,14 +474,15 @@ fn walk_header<'a>(
     (head, at): (&Layout, Option<&HeadIds>),
     ids: (&mut Option<i32>, &mut Option<&'a str>),
     (name, value, about): (&'static str, Value<'a>, &'static str),
-) -> Result<(&'a [u8], Option<usize>), Box<DecodeError>> {
+    header: &mut Option<usize>,
+) -> Result<&'a [u8], Box<DecodeError>> {
     if let (true, Some(at)) = (w.lean, at) {
-        return Ok((lean_header(w, rest, head, at, ids)?.0, None));
+        return Ok(lean_header(w, rest, head, at, ids)?.0);
     }
-    let node = w.open(rest, name, None, "header", value, about, Role::Header);
+    *header = Some(w.open(rest, name, None, "header", value, about, Role::Header));
     let (rest, ()) = w.fields(rest, head, TAGS_IN_HEADER, None)?;
     w.close(rest);
-    Ok((rest, Some(node)))
+    Ok(rest)
 }
 
 /// A projected decode's header: walked and checked unbuilt, as any field a projection
