@@ -14,7 +14,7 @@ use crate::dissect::{Record, TlsRecord, TlsTag, VersionSource, dissect_with};
 use crate::kafka::{Confirm, KafkaConfig, KafkaMessage, KafkaStats, Sessions};
 use crate::net::{Decoder, DefragConfig, NetStats};
 use crate::proto::Kind;
-use crate::tcp::{Reassembler, Stamp, StreamEvent, TcpConfig, TcpStats};
+use crate::tcp::{ConnId, Dir, Reassembler, Stamp, StreamEvent, TcpConfig, TcpStats};
 use crate::tls::layer::{LayerConfig, TlsLayer, TlsView};
 use crate::tls::{KeyConfig, TlsStats};
 use crate::topics::{TopicNames, TopicNamesConfig, TopicNamesStats};
@@ -312,19 +312,15 @@ impl Front {
         let at = stamp(&ev, at);
         if tls.passes(&ev) {
             // A plain connection's event, handed on as the TLS layer would (without a view).
+            if let StreamEvent::Data {
+                conn, dir, data, ..
+            } = ev
+            {
+                return Self::plain_data(sessions, first, (conn, dir, data), at, out);
+            }
             let file = at.file;
             let out = &mut |f: &KafkaMessage<'_>| out(f, Carried { tls: None, file }, first);
-            return match ev {
-                StreamEvent::Data {
-                    conn,
-                    dir,
-                    data,
-                    packet,
-                    ts_ns,
-                    ..
-                } => sessions.on_data(conn, dir, data, packet, ts_ns, out),
-                ev => sessions.on_event(at.packet, at.ts_ns, ev, out),
-            };
+            return sessions.on_event(at.packet, at.ts_ns, ev, out);
         }
         tls.on_event(at.packet, at.ts_ns, ev, &mut |ev, view| {
             let at = stamp(&ev, at);
@@ -333,6 +329,19 @@ impl Front {
                 out(f, Carried { tls, file: at.file }, first);
             });
         });
+    }
+
+    /// Bytes of a connection the TLS layer knows to be plain, stamped `at`, fed to Kafka
+    /// as [`Front::event`] would hand them on (with no TLS view).
+    fn plain_data(
+        sessions: &mut Sessions,
+        first: i64,
+        (conn, dir, data): (ConnId, Dir, &[u8]),
+        at: Stamp,
+        out: Emit<'_>,
+    ) {
+        let out = &mut |f: &KafkaMessage<'_>| out(f, Carried { tls: None, file: at.file }, first);
+        sessions.on_data(conn, dir, data, at.packet, at.ts_ns, out);
     }
 
     /// Flushes every connection into `out` and returns the stages' counters.

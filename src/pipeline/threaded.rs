@@ -656,12 +656,9 @@ fn front_thread(
                         // A plain connection's bytes, straight to Kafka (as `Front::event`
                         // hands them on), without the stream event around them.
                         let data = shared.get(*start..*end).unwrap_or_default();
-                        let at = head.at;
-                        let first = first_ts_ns.unwrap_or(at.ts_ns);
-                        let out = &mut |f: &KafkaMessage<'_>| {
-                            emit(f, Carried { tls: None, file: at.file }, first)
-                        };
-                        sessions.on_data(head.conn, head.dir, data, at.packet, at.ts_ns, out);
+                        let first = first_ts_ns.unwrap_or(head.at.ts_ns);
+                        let ev = (head.conn, head.dir, data);
+                        Front::plain_data(sessions, first, ev, head.at, emit);
                         continue;
                     }
                 }
