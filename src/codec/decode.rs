@@ -34,13 +34,12 @@ pub(crate) const SIZE_GROUP_ABOUT: &str = "length-delimited framing";
 pub(crate) struct Walker<'a> {
     frame: &'a [u8],
     pub nodes: Vec<Node<'a>>,
+    /// How many containers are open (the depth of the next node).
     depth: u16,
     /// The innermost container not yet closed (its node's index + 1; 0 for none), so an
     /// error can close them where it struck. While open, a container's `next` holds the
     /// one around it: the open ones form a chain through the nodes, with no stack to keep.
     top: u32,
-    /// How many containers are open.
-    opened: usize,
     options: DecodeOptions,
     codec: Codec,
     /// The API whose body is being walked, for fields with a meaning beyond their
@@ -68,7 +67,6 @@ impl<'a> Walker<'a> {
             nodes: super::tree::spare_nodes(),
             depth: 0,
             top: 0,
-            opened: 0,
         }
     }
 
@@ -134,28 +132,23 @@ impl<'a> Walker<'a> {
         });
         self.depth += 1;
         self.top = idx as u32 + 1;
-        self.opened += 1;
         idx
     }
 
     /// Ends the innermost open container at `rest`.
     pub fn close(&mut self, rest: &[u8]) {
-        if !self.build {
-            return;
-        }
-        if self.opened == 0 {
+        if !self.build || self.depth == 0 {
             return;
         }
         let end = self.off(rest) as u32;
         self.pop(end);
-        self.depth = self.depth.saturating_sub(1);
     }
 
     /// Closes the innermost open container, ending at offset `end`.
     #[inline]
     fn pop(&mut self, end: u32) {
         let next = self.nodes.len() as u32;
-        self.opened = self.opened.saturating_sub(1);
+        self.depth = self.depth.saturating_sub(1);
         let at = self.top.checked_sub(1).map(|i| i as usize);
         match at.and_then(|i| self.nodes.get_mut(i)) {
             Some(n) => {
@@ -169,10 +162,9 @@ impl<'a> Walker<'a> {
 
     /// After an error, closes open containers at `offset` until `keep` remain open.
     pub fn close_to(&mut self, keep: usize, offset: usize) {
-        while self.opened > keep {
+        while usize::from(self.depth) > keep {
             self.pop(offset as u32);
         }
-        self.depth = self.opened as u16;
     }
 
     /// Records a leaf spanning `from` up to `to`.
@@ -203,6 +195,24 @@ impl<'a> Walker<'a> {
         {
             return;
         }
+        self.push_leaf(from, to, name, index, ty, value, prefix, about, role);
+    }
+
+    /// [`Walker::leaf`] once it is known to be built.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn push_leaf(
+        &mut self,
+        from: &[u8],
+        to: &[u8],
+        name: &'static str,
+        index: Option<u32>,
+        ty: &'static str,
+        value: Value<'a>,
+        prefix: Prefix,
+        about: &'static str,
+        role: Role,
+    ) {
         let offset = self.off(from) as u32;
         let end = self.off(to) as u32;
         let next = self.nodes.len() as u32 + 1;
@@ -502,9 +512,27 @@ impl<'a> Walker<'a> {
             i = r.map_err(|e| e.within(&s.f.name))?.0;
         }
         if l.flexible {
-            i = self.tagged_section(i, l, tags_about, plan)?.0;
+            i = match i.split_first() {
+                // Most sections are empty: one zero byte, with no node unbuilt or lean.
+                Some((0, rest)) if !self.build || self.lean => rest,
+                _ => self.tagged_section(i, l, tags_about, plan)?.0,
+            };
         }
         Ok((i, ()))
+    }
+
+    /// The bytes after `i` when `l` has no fields and, when flexible, its tagged section
+    /// is empty, walked unbuilt (no node) as [`Walker::fields`] walks it; else `None`.
+    #[inline(always)]
+    pub fn past_empty(&self, i: &'a [u8], l: &Layout) -> Option<&'a [u8]> {
+        if !l.steps.is_empty() || !(!self.build || self.lean) {
+            return None;
+        }
+        match (l.flexible, i.split_first()) {
+            (false, _) => Some(i),
+            (true, Some((0, rest))) => Some(rest),
+            _ => None,
+        }
     }
 
     /// One field as `act` says: skipped fields are walked all the same, unbuilt, so
@@ -660,7 +688,8 @@ impl<'a> Walker<'a> {
         if f.secret || self.api_key == Some(envelope::ENVELOPE) {
             self.special_leaf(i, rest, f, value, prefix);
         } else {
-            self.leaf(
+            // Built (the callers' `build`), and a field's node is in every tree.
+            self.push_leaf(
                 i,
                 rest,
                 &f.name,

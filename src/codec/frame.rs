@@ -407,9 +407,10 @@ struct HeadIds {
     correlation_id: Option<usize>,
     /// Its offset, and whether its length is compact and it may be null.
     client_id: Option<(usize, bool, bool)>,
-    /// The header after its client id, when its fields before are the header's own
-    /// (see [`lean_header`]).
-    tail: Option<Rc<Layout>>,
+    /// The header after its last id (the client id when it has one, else the
+    /// correlation id; `true` for the client id), when its fields after it are the
+    /// header's own (see [`lean_header`]).
+    tail: Option<(bool, Rc<Layout>)>,
 }
 
 fn head_ids(codec: &Codec, kind: Kind, hv: i16, head: &Layout) -> Option<HeadIds> {
@@ -424,10 +425,13 @@ fn head_ids(codec: &Codec, kind: Kind, hv: i16, head: &Layout) -> Option<HeadIds
     }
     for (j, s) in head.steps.iter().enumerate() {
         match (s.f.name.as_str(), &s.op, at) {
-            ("correlation_id", Op::Fixed(Prim::Int32, _), Some(a)) => ids.correlation_id = Some(a),
+            ("correlation_id", Op::Fixed(Prim::Int32, _), Some(a)) => {
+                ids.correlation_id = Some(a);
+                ids.tail = header_tail(codec, kind, hv, head, s.f, j).map(|t| (false, t));
+            }
             ("client_id", &Op::Var { p: Prim::String, compact, nullable }, Some(a)) => {
                 ids.client_id = Some((a, compact, nullable));
-                ids.tail = header_tail(codec, kind, hv, head, s.f, j);
+                ids.tail = header_tail(codec, kind, hv, head, s.f, j).map(|t| (true, t));
             }
             ("correlation_id" | "client_id", ..) => return None,
             _ => {}
@@ -497,20 +501,31 @@ fn lean_header<'a>(
     at: &HeadIds,
     (correlation_id, client_id): (&mut Option<i32>, &mut Option<&'a str>),
 ) -> Res<'a, ()> {
-    *correlation_id = at
+    let corr = at
         .correlation_id
-        .and_then(|a| rest.get(a..)?.first_chunk::<4>())
-        .map(|b| i32::from_be_bytes(*b));
+        .and_then(|a| rest.get(a..)?.split_first_chunk::<4>());
+    *correlation_id = corr.map(|(b, _)| i32::from_be_bytes(*b));
     let read = at
         .client_id
         .and_then(|(a, compact, nullable)| w.string(rest.get(a..)?, compact, nullable));
     *client_id = read.and_then(|(_, id)| id);
     let built = std::mem::replace(&mut w.build, false);
-    let r = match (read, &at.tail) {
-        // Read, the client id is checked once: the fields before it are of fixed size and
-        // present (see `head_ids`), so the walk finds them and it as read here.
-        (Some((after, _)), Some(tail)) => w.fields(after, tail, TAGS_IN_HEADER, None),
-        _ => w.fields(rest, head, TAGS_IN_HEADER, None),
+    // Where the walk goes on after the last id, when it was read: the fields before it
+    // are of fixed size and present (see `head_ids`), so a walk from the start finds
+    // them and it as read here (the client id is checked once).
+    let after = match &at.tail {
+        Some((true, tail)) => read.map(|(after, _)| (after, tail)),
+        Some((false, tail)) => corr.map(|(_, after)| (after, tail)),
+        None => None,
+    };
+    let r = match after {
+        // Most headers end with their last id, or with it and an empty tagged section:
+        // past them with no walk.
+        Some((after, tail)) => match w.past_empty(after, tail) {
+            Some(end) => Ok((end, ())),
+            None => w.fields(after, tail, TAGS_IN_HEADER, None),
+        },
+        None => w.fields(rest, head, TAGS_IN_HEADER, None),
     };
     w.build = built;
     r

@@ -274,11 +274,21 @@ fn a_projected_header_gives_the_ids_and_errors_of_a_full_one() {
         broken[11] = 0xff;
         frames.push(framed(&broken));
     }
+    // As responses: a flexible header's tagged section with a tag, written with a
+    // longer count than needed, and claiming more bytes than follow; with a
+    // body after it.
+    let mut more = Vec::new();
+    for tags in [&[1, 5, 2, b'x', b'y'][..], &[0x80, 0], &[1, 5, 9, b'x'], &[0x80]] {
+        let mut r = 7i32.to_be_bytes().to_vec();
+        r.extend_from_slice(tags);
+        r.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+        more.push(framed(&r));
+    }
     fn ids(m: &Message<'_>) -> (Option<i32>, Option<String>, Option<DecodeError>, bool) {
         let client = m.client_id.map(str::to_string);
         (m.correlation_id, client, m.error.clone(), m.body.is_some())
     }
-    for f in &frames {
+    for f in frames.iter().chain(&more) {
         let full = decode_request(f);
         let lean = decode_request_with(f, &Need::header());
         assert_eq!(ids(&lean), ids(&full), "{f:02x?}");

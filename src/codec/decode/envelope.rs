@@ -10,7 +10,6 @@ pub(crate) const ENVELOPE: i16 = 58;
 struct Mark {
     nodes: usize,
     top: u32,
-    opened: usize,
     depth: u16,
 }
 
@@ -19,7 +18,6 @@ impl<'a> Walker<'a> {
         Mark {
             nodes: self.nodes.len(),
             top: self.top,
-            opened: self.opened,
             depth: self.depth,
         }
     }
@@ -28,7 +26,6 @@ impl<'a> Walker<'a> {
         self.nodes.truncate(m.nodes);
         // Containers opened since are forgotten; those before keep their chain.
         self.top = m.top;
-        self.opened = m.opened;
         self.depth = m.depth;
     }
 
