@@ -525,7 +525,8 @@ impl<'a> Walker<'a> {
     /// is empty, walked unbuilt (no node) as [`Walker::fields`] walks it; else `None`.
     #[inline(always)]
     pub fn past_empty(&self, i: &'a [u8], l: &Layout) -> Option<&'a [u8]> {
-        if !l.steps.is_empty() || !(!self.build || self.lean) {
+        // A built, full walk has a node for the section.
+        if !l.steps.is_empty() || (self.build && !self.lean) {
             return None;
         }
         match (l.flexible, i.split_first()) {
