@@ -5,7 +5,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
-use crate::codec::Message;
+use crate::codec::{Kind, Message};
 use crate::proto::{api_name, error_name};
 use std::fmt::Write;
 use std::net::SocketAddr;
@@ -72,6 +72,8 @@ fn with_kept_text<K: Copy + PartialEq, R>(
                 if *kept != key || text.is_empty() {
                     *kept = key;
                     text.clear();
+                    // Room for the longest IPv4 pair at once, not grown a step at a time.
+                    text.reserve(48);
                     write(text);
                 }
                 f(text)
@@ -464,6 +466,40 @@ pub fn push_api_version(out: &mut String, msg: &Message<'_>) {
     }
 }
 
+/// Slots of [`push_api_kind`]'s texts.
+const API_KIND_SLOTS: usize = 256;
+
+type ApiKindSlot = ((Option<i16>, Option<i16>, Kind), String);
+
+thread_local! {
+    static API_KIND_TEXT: std::cell::RefCell<Vec<ApiKindSlot>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Appends [`push_api_version`]'s label, then the kind padded to 8 characters and
+/// ` corr=`, as the summary line has them: the text of each API, version and kind is
+/// kept (as addresses are), so a line takes it in one piece.
+#[inline]
+pub fn push_api_kind(out: &mut String, msg: &Message<'_>) {
+    let key = (msg.api_key, msg.api_version, msg.kind);
+    let write = |text: &mut String| {
+        push_api_version(text, msg);
+        text.push_str(match msg.kind {
+            Kind::Request => " request  corr=",
+            Kind::Response => " response corr=",
+        });
+    };
+    let k = msg.api_key.map_or(0xffff, |k| u32::from(k as u16));
+    let v = msg.api_version.map_or(0xffff, |v| u32::from(v as u16));
+    let h = (k << 17 ^ v << 1 ^ u32::from(msg.kind == Kind::Response)).wrapping_mul(0x9E37_79B9);
+    // The top eight bits of a multiplicative hash: one of the 256 slots.
+    let slot = (h >> 24) as usize;
+    let unset = (None, None, Kind::Request);
+    with_kept_text(&API_KIND_TEXT, (API_KIND_SLOTS, slot), (unset, key), write, |t| {
+        out.push_str(t)
+    });
+}
+
 /// The API and version label: `FindCoordinator v6`, `Produce v9`, `?`.
 pub fn api_version(msg: &Message<'_>) -> String {
     let mut s = String::new();
@@ -581,6 +617,30 @@ mod tests {
         let mut p = String::new();
         push_addr_pair(&mut p, &v6, &v4);
         assert_eq!(p, "[::1]:9093 → 10.0.0.1:9092");
+    }
+
+    #[test]
+    fn kept_api_kind_text_is_the_label_written() {
+        // More keys than slots, twice over, unknown and missing keys and versions too:
+        // each reads as the label and the padded kind written afresh.
+        let keys = [None, Some(-1), Some(0), Some(1), Some(10), Some(52), Some(999)];
+        let versions = [None, Some(-3), Some(0), Some(9), Some(10), Some(17), Some(i16::MAX)];
+        for _ in 0..2 {
+            for k in keys.into_iter().chain((0..80).map(Some)) {
+                for v in versions {
+                    for kind in [Kind::Request, Kind::Response] {
+                        let mut m = Message::new(kind);
+                        (m.api_key, m.api_version) = (k, v);
+                        let mut kept = String::from("x");
+                        push_api_kind(&mut kept, &m);
+                        let mut want = String::from("x");
+                        push_api_version(&mut want, &m);
+                        want.push_str(&format!(" {:<8} corr=", kind.as_str()));
+                        assert_eq!(kept, want, "{k:?} {v:?} {kind:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
