@@ -429,12 +429,42 @@ pub fn push_latency(out: &mut String, us: i64) {
             out.push_str("µs");
         }
         us if us < 10_000_000 => {
-            let _ = write!(out, "{:.1}ms", us as f64 / 1000.0);
+            if !push_rounded(out, us, 100, "ms") {
+                let _ = write!(out, "{:.1}ms", us as f64 / 1000.0);
+            }
         }
         us => {
-            let _ = write!(out, "{:.2}s", us as f64 / 1_000_000.0);
+            if !(us < 1_000_000_000_000_000 && push_rounded(out, us, 10_000, "s")) {
+                let _ = write!(out, "{:.2}s", us as f64 / 1_000_000.0);
+            }
         }
     }
+}
+
+/// Appends `us` (from 0) in units of `unit * 10` µs with one decimal (`unit` 100: ms)
+/// or in units of `unit * 100` with two (`unit` 10 000: s), rounded as the float
+/// formatter rounds the quotient, then `suffix`; false, and nothing appended, at a
+/// tie. Off a tie the exact quotient is at least 1 µs from the rounding boundary, and
+/// the float's error is far below that (below 10^15 µs), so both round the same way;
+/// at a tie only the float's own error decides, so it is left to the formatter.
+fn push_rounded(out: &mut String, us: i64, unit: i64, suffix: &str) -> bool {
+    let (q, rem) = (us / unit, us % unit);
+    let q = match (2 * rem).cmp(&unit) {
+        std::cmp::Ordering::Less => q,
+        std::cmp::Ordering::Greater => q + 1,
+        std::cmp::Ordering::Equal => return false,
+    };
+    let (whole, places) = if unit == 100 { (10, 1) } else { (100, 2) };
+    push_int(out, q / whole);
+    out.push('.');
+    let frac = (q % whole) as u32;
+    if places == 1 {
+        out.push(char::from(b'0' + frac as u8));
+    } else {
+        push_pair(out, frac);
+    }
+    out.push_str(suffix);
+    true
 }
 
 /// Appends the API and version label: `FindCoordinator v6`, `Produce v9`, `?`.
@@ -617,6 +647,28 @@ mod tests {
         let mut p = String::new();
         push_addr_pair(&mut p, &v6, &v4);
         assert_eq!(p, "[::1]:9093 → 10.0.0.1:9092");
+    }
+
+    #[test]
+    fn latencies_read_as_the_float_formatter_writes_them() {
+        let float = |us: i64| match us {
+            us if us < 10_000 => format!("{us}µs"),
+            us if us < 10_000_000 => format!("{:.1}ms", us as f64 / 1000.0),
+            us => format!("{:.2}s", us as f64 / 1_000_000.0),
+        };
+        let mut cases: Vec<i64> = (-100..200_000).collect();
+        cases.extend((9_990_000..10_010_000).step_by(7));
+        cases.extend([i64::MAX, i64::MAX - 1, 999_999_999_999_995_000, 1_000_000_000_000_005_000]);
+        let mut x: i64 = 99;
+        for _ in 0..200_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            // Every scale, ties (…50, …5000) included.
+            let us = (x >> 1) >> (x as u64 % 62);
+            cases.extend([us, us / 100 * 100 + 50, us / 10_000 * 10_000 + 5_000]);
+        }
+        for us in cases {
+            assert_eq!(latency(us), float(us), "{us}");
+        }
     }
 
     #[test]
