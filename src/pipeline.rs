@@ -597,6 +597,28 @@ pub trait Render: Sync {
     /// caller's thread (where output can stream out as it is made), and what was appended
     /// is dropped.
     fn render(&self, r: &Record<'_>, out: &mut Vec<u8>) -> Option<Rendered>;
+
+    /// Whether what it renders is UTF-8 text: then [`Render::render_text`] is called in
+    /// place of [`Render::render`], and a text is written straight into the buffer that
+    /// goes to [`Hooks::rendered`], not made aside and copied there.
+    fn text(&self) -> bool {
+        false
+    }
+
+    /// [`Render::render`] into text (asked only when [`Render::text`] says so).
+    fn render_text(&self, r: &Record<'_>, out: &mut String) -> Option<Rendered> {
+        let mut bytes = Vec::new();
+        let done = self.render(r, &mut bytes)?;
+        out.push_str(&String::from_utf8_lossy(&bytes));
+        Some(done)
+    }
+}
+
+/// A rendered run's buffer for one message: bytes, or text when the renderer writes text.
+#[derive(Default)]
+pub(crate) struct RenderBuf {
+    bytes: Vec<u8>,
+    text: String,
 }
 
 /// What [`Render::render`] says of a message besides its bytes.
@@ -613,16 +635,35 @@ pub struct Rendered {
 fn rendered_sink<'h>(
     hooks: &'h mut dyn Hooks,
     render: &'h dyn Render,
-    buf: &'h mut Vec<u8>,
+    buf: &'h mut RenderBuf,
 ) -> impl FnMut(&Record<'_>) -> ControlFlow<()> + 'h {
+    let text = render.text();
     move |r| {
-        buf.clear();
-        match render.render(r, buf) {
-            Some(done) => hooks.rendered(buf, &done),
+        let done = if text {
+            buf.text.clear();
+            render.render_text(r, &mut buf.text)
+        } else {
+            buf.bytes.clear();
+            render.render(r, &mut buf.bytes)
+        };
+        let flow = match done {
+            Some(done) if text => hooks.rendered(buf.text.as_bytes(), &done),
+            Some(done) => hooks.rendered(&buf.bytes, &done),
             None => hooks.message(r),
+        };
+        // A long message's room is not kept for the next one.
+        if buf.text.capacity() > KEEP_RENDERED {
+            buf.text = String::new();
         }
+        if buf.bytes.capacity() > KEEP_RENDERED {
+            buf.bytes = Vec::new();
+        }
+        flow
     }
 }
+
+/// A [`RenderBuf`] that grew past this is not kept for the next message.
+const KEEP_RENDERED: usize = 4 << 20;
 
 /// What a caller of [`run_with`] does along the way. Only `message` is required.
 pub trait Hooks {
@@ -707,7 +748,7 @@ fn run_single(
     hooks: &mut dyn Hooks,
     render: Option<&dyn Render>,
 ) -> (RunStats, End) {
-    let mut buf = Vec::new();
+    let mut buf = RenderBuf::default();
     let mut pipe = Pipeline::new(cfg);
     pipe.set_need(hooks.need());
     let mut end = End::Complete;

@@ -137,6 +137,35 @@ impl Render for AllViews {
     }
 }
 
+/// [`AllViews`] written as text (see [`Render::text`]): the same bytes.
+struct AllViewsAsText;
+
+impl Render for AllViewsAsText {
+    fn render(&self, _: &Record<'_>, _: &mut Vec<u8>) -> Option<Rendered> {
+        unreachable!("a text renderer is asked for text")
+    }
+
+    fn text(&self) -> bool {
+        true
+    }
+
+    fn render_text(&self, r: &Record<'_>, out: &mut String) -> Option<Rendered> {
+        // Something appended first: what was appended must be dropped.
+        out.push_str("partial");
+        if r.data.len() > LONG {
+            return None;
+        }
+        out.truncate(out.len() - "partial".len());
+        let mut bytes = Vec::new();
+        AllViews.render(r, &mut bytes)?;
+        out.push_str(std::str::from_utf8(&bytes).unwrap());
+        Some(Rendered {
+            shown: true,
+            note: None,
+        })
+    }
+}
+
 /// What the caller's thread was handed, in order.
 #[derive(Default)]
 struct Taken {
@@ -186,12 +215,21 @@ fn config(threads: usize) -> Config {
 }
 
 fn rendered(path: &Path, threads: usize, stop_after: Option<u64>) -> (Taken, RunStats) {
+    rendered_by(&AllViews, path, threads, stop_after)
+}
+
+fn rendered_by(
+    render: &dyn Render,
+    path: &Path,
+    threads: usize,
+    stop_after: Option<u64>,
+) -> (Taken, RunStats) {
     let mut source = Source::open_file(path).unwrap();
     let mut taken = Taken {
         stop_after,
         ..Taken::default()
     };
-    let (stats, end) = kwire::run_rendered(&mut source, config(threads), &mut taken, &AllViews);
+    let (stats, end) = kwire::run_rendered(&mut source, config(threads), &mut taken, render);
     assert!(matches!(end, kwire::End::Complete), "{end:?}");
     (taken, stats)
 }
@@ -217,13 +255,17 @@ fn topic_names_come_out_the_same_on_workers() {
     let t = want_stats.topics;
     assert!(t.learned > 100 && t.evicted > 50, "{t:?}");
     assert!(text.contains("(topic \"topic-") && text.contains("-g5\")"));
-    for threads in [1, 2, 3] {
-        let (got, stats) = rendered(file.path(), threads, None);
+    for (threads, render) in [1, 2, 3].into_iter().flat_map(|t| {
+        let renders: [&dyn Render; 2] = [&AllViews, &AllViewsAsText];
+        renders.map(|r| (t, r))
+    }) {
+        let (got, stats) = rendered_by(render, file.path(), threads, None);
+        let as_text = render.text();
         assert_eq!(got.whole, 0);
-        assert_eq!(got.messages, want.messages, "{threads} threads");
+        assert_eq!(got.messages, want.messages, "{threads} threads, {as_text}");
         assert!(
             got.bytes == want.bytes,
-            "{threads} threads: the bytes differ"
+            "{threads} threads, {as_text}: the bytes differ"
         );
         assert_eq!(stats.topics, want_stats.topics, "{threads} threads");
         assert_eq!(kwire::report_text(&stats), kwire::report_text(&want_stats));
@@ -276,8 +318,13 @@ fn a_long_message_is_rendered_on_the_callers_thread() {
     let file = common::pcap(&[&f]);
     let (want, _) = plain(file.path());
     assert_eq!(want.messages, 6);
-    for threads in [1, 2] {
-        let (got, _) = rendered(file.path(), threads, None);
+    for (threads, render) in [
+        (1, &AllViews as &dyn Render),
+        (2, &AllViews),
+        (1, &AllViewsAsText),
+        (2, &AllViewsAsText),
+    ] {
+        let (got, _) = rendered_by(render, file.path(), threads, None);
         assert_eq!((got.messages, got.whole), (6, 3), "{threads} threads");
         assert!(
             got.bytes == want.bytes,
@@ -340,5 +387,68 @@ fn a_long_message_is_rendered_on_the_callers_thread() {
         if format == "json" {
             assert!(one.len() > 3 * LONG, "{format}: {} bytes", one.len());
         }
+    }
+}
+
+/// A printer's text render ([`kwire::Look::render_text`], what `kwire read` writes in
+/// place) says and appends exactly what its bytes render does, after other text too,
+/// for each text format, in colour, and with a choice of messages.
+#[test]
+fn a_looks_text_is_its_bytes() {
+    if !loaded() {
+        return skip("no kafka-clients jar found");
+    }
+    let file = pcap_packets(Link::Ethernet, &capture(300));
+    let chosen = || kwire::Selection::new(&["Fetch".to_string()], None).unwrap();
+    let all = Default::default;
+    let printers = [
+        (kwire::Format::Summary, all(), false, false),
+        (kwire::Format::Summary, all(), true, false),
+        (kwire::Format::Summary, chosen(), false, true),
+        (kwire::Format::Tree, all(), false, false),
+        (kwire::Format::Tree, chosen(), false, true),
+    ];
+    for (format, select, color, chooses) in printers {
+        let printer = kwire::Printer::new(format, select, None, false).with_color(color);
+        let look = printer.look();
+        assert!(look.is_text());
+        let mut source = Source::open_file(file.path()).unwrap();
+        let (mut shown, mut left_out) = (0, 0);
+        kwire::run_with(
+            &mut source,
+            config(1),
+            &mut TextIsBytes {
+                look,
+                need: printer.need(),
+                shown: &mut shown,
+                left_out: &mut left_out,
+            },
+        );
+        assert!(shown > 100, "{format:?} {color} {chooses}: {shown}");
+        assert_eq!(left_out > 10, chooses, "{format:?} {color}: {left_out}");
+    }
+}
+
+struct TextIsBytes<'a> {
+    look: &'a kwire::Look,
+    need: kwire::Need,
+    shown: &'a mut u32,
+    left_out: &'a mut u32,
+}
+
+impl Hooks for TextIsBytes<'_> {
+    fn message(&mut self, r: &Record<'_>) -> ControlFlow<()> {
+        let mut bytes = b"before\n".to_vec();
+        let said = self.look.render(r, &mut bytes);
+        let mut text = "before\n".to_string();
+        assert_eq!(self.look.render_text(r, &mut text), said);
+        assert!(text.as_bytes() == bytes, "{text}");
+        *self.shown += u32::from(said == Some(true));
+        *self.left_out += u32::from(said == Some(false));
+        ControlFlow::Continue(())
+    }
+
+    fn need(&self) -> kwire::Need {
+        self.need.clone()
     }
 }

@@ -157,6 +157,17 @@ impl kwire::Render for Render {
             note: self.notes.note(r),
         })
     }
+
+    fn text(&self) -> bool {
+        self.look.is_text()
+    }
+
+    fn render_text(&self, r: &kwire::Record<'_>, out: &mut String) -> Option<kwire::Rendered> {
+        Some(kwire::Rendered {
+            shown: self.look.render_text(r, out)?,
+            note: self.notes.note(r),
+        })
+    }
 }
 
 /// `read`'s hooks on the caller's thread: rendered messages to the printer, in order.

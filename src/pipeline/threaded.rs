@@ -21,8 +21,8 @@
 //! wait for its turn (every earlier batch has seen the names), and render those after.
 
 use super::{
-    Back, Carried, Config, Counted, Emit, End, Front, Hooks, Render, Rendered, RunStats,
-    deliver,
+    Back, Carried, Config, Counted, Emit, End, Front, Hooks, Render, RenderBuf, Rendered,
+    RunStats, deliver,
 };
 use crate::capture::{CaptureError, Source};
 use crate::codec::{self, Need};
@@ -323,6 +323,9 @@ struct Output {
     /// The frames: for those rendered on the caller's thread, then back to the front.
     frames: Frames,
     bytes: Vec<u8>,
+    /// The messages' text instead of `bytes`, when the renderer writes text: written there
+    /// directly (see [`Render::text`]).
+    text: String,
     /// One per frame, in order.
     items: Vec<Done>,
 }
@@ -348,8 +351,15 @@ impl Output {
         let Output {
             frames,
             bytes,
+            text,
             items,
         } = self;
+        // One of the two is empty: the renderer writes text or bytes.
+        let out = if text.is_empty() {
+            bytes.as_slice()
+        } else {
+            text.as_bytes()
+        };
         for (i, d) in items.drain(..).enumerate() {
             if back.stopped {
                 break;
@@ -361,7 +371,7 @@ impl Output {
             let flow = match d.counted {
                 Some(c) => {
                     back.count(c);
-                    hooks.rendered(bytes.get(d.start..d.end).unwrap_or_default(), &d.rendered)
+                    hooks.rendered(out.get(d.start..d.end).unwrap_or_default(), &d.rendered)
                 }
                 None => {
                     let Some(item) = frames.items.get_mut(i) else {
@@ -386,6 +396,10 @@ impl Output {
         bytes.clear();
         if bytes.capacity() > KEEP_BYTES {
             *bytes = Vec::new();
+        }
+        text.clear();
+        if text.capacity() > KEEP_BYTES {
+            *text = String::new();
         }
     }
 }
@@ -484,6 +498,8 @@ impl Drop for Unwinding<'_> {
 struct Work<'w> {
     need: &'w Need,
     render: &'w dyn Render,
+    /// [`Render::text`], asked once.
+    text: bool,
     turns: &'w Turns,
     skip: &'w AtomicBool,
 }
@@ -528,6 +544,15 @@ fn render_batch(w: &Work<'_>, batch: &mut Frames, out: &mut Output) {
         items,
     } = batch;
     let mut waiting: Vec<(usize, Record<'_>)> = Vec::new();
+    // Room for the batch's output at once, not grown (and copied) as it fills; a summary
+    // line is mostly under this.
+    const LINE: usize = 160;
+    if w.text {
+        out.text.reserve(items.len() * LINE);
+    } else {
+        out.bytes.reserve(items.len() * LINE);
+    }
+    out.items.reserve(items.len());
     for (i, item) in items.iter_mut().enumerate() {
         let f = item.message(bytes, shared);
         let mut r = dissect_with(&f, item.first, w.need);
@@ -540,7 +565,8 @@ fn render_batch(w: &Work<'_>, batch: &mut Frames, out: &mut Output) {
         if TopicNames::carries_ids(&r.msg) {
             waiting.push((i, r));
         } else {
-            finish(w, item, &mut r, out.items.last_mut(), &mut out.bytes);
+            let done = out.items.last_mut();
+            finish(w, item, &mut r, done, (&mut out.bytes, &mut out.text));
         }
     }
     let seen = if waiting.is_empty() {
@@ -571,31 +597,43 @@ fn render_batch(w: &Work<'_>, batch: &mut Frames, out: &mut Output) {
     }
     for (i, mut r) in waiting {
         if let Some(item) = items.get_mut(i) {
-            finish(w, item, &mut r, out.items.get_mut(i), &mut out.bytes);
+            let done = out.items.get_mut(i);
+            finish(w, item, &mut r, done, (&mut out.bytes, &mut out.text));
         }
     }
 }
 
-/// Renders one dissected message into `bytes`, or leaves it to the caller's thread when
-/// its output is too long to hold whole. The record is borrowed, not moved: it is large.
+/// Renders one dissected message into `text` when the renderer writes text, else into
+/// `bytes`, or leaves it to the caller's thread when its output is too long to hold whole.
+/// The record is borrowed, not moved: it is large.
 fn finish(
     w: &Work<'_>,
     item: &mut Frame,
     r: &mut Record<'_>,
     done: Option<&mut Done>,
-    bytes: &mut Vec<u8>,
+    (bytes, text): (&mut Vec<u8>, &mut String),
 ) {
     if let Some(d) = done {
         // Taken for rendering; put back if the caller's thread renders it.
         r.tls = item.take_tls();
-        let start = bytes.len();
-        match w.render.render(r, bytes) {
+        let (start, rendered) = if w.text {
+            (text.len(), w.render.render_text(r, text))
+        } else {
+            (bytes.len(), w.render.render(r, bytes))
+        };
+        match rendered {
             Some(rendered) => {
                 d.counted = Some(Counted::of(r));
-                (d.start, d.end, d.rendered) = (start, bytes.len(), rendered);
+                let end = if w.text { text.len() } else { bytes.len() };
+                (d.start, d.end, d.rendered) = (start, end, rendered);
             }
             None => {
-                bytes.truncate(start);
+                // What was appended is dropped (see [`Render::render`]).
+                if w.text {
+                    text.truncate(start);
+                } else {
+                    bytes.truncate(start);
+                }
                 d.names = std::mem::take(&mut r.topic_names);
                 if let Some(tls) = r.tls.take() {
                     item.extra.get_or_insert_default().tls = Some(tls);
@@ -710,7 +748,7 @@ impl Returns<'_> {
         spare_frames: &Sender<Frames>,
     ) -> Option<usize> {
         let mut taken = 0;
-        let mut buf = Vec::new();
+        let mut buf = RenderBuf::default();
         match self {
             Returns::Front(frames, render) => loop {
                 let f = if wait && taken == 0 {
@@ -788,6 +826,7 @@ pub(super) fn run(
     let work = render.map(|render| Work {
         need: &need,
         render,
+        text: render.text(),
         turns: &turns,
         skip,
     });

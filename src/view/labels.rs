@@ -5,7 +5,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)
 )]
 
-use crate::codec::Message;
+use crate::codec::{Kind, Message};
 use crate::proto::{api_name, error_name};
 use std::fmt::Write;
 use std::net::SocketAddr;
@@ -72,6 +72,8 @@ fn with_kept_text<K: Copy + PartialEq, R>(
                 if *kept != key || text.is_empty() {
                     *kept = key;
                     text.clear();
+                    // Room for the longest IPv4 pair at once, not grown a step at a time.
+                    text.reserve(48);
                     write(text);
                 }
                 f(text)
@@ -427,12 +429,42 @@ pub fn push_latency(out: &mut String, us: i64) {
             out.push_str("µs");
         }
         us if us < 10_000_000 => {
-            let _ = write!(out, "{:.1}ms", us as f64 / 1000.0);
+            if !push_rounded(out, us, 100, "ms") {
+                let _ = write!(out, "{:.1}ms", us as f64 / 1000.0);
+            }
         }
         us => {
-            let _ = write!(out, "{:.2}s", us as f64 / 1_000_000.0);
+            if !(us < 1_000_000_000_000_000 && push_rounded(out, us, 10_000, "s")) {
+                let _ = write!(out, "{:.2}s", us as f64 / 1_000_000.0);
+            }
         }
     }
+}
+
+/// Appends `us` (from 0) in units of `unit * 10` µs with one decimal (`unit` 100: ms)
+/// or in units of `unit * 100` with two (`unit` 10 000: s), rounded as the float
+/// formatter rounds the quotient, then `suffix`; false, and nothing appended, at a
+/// tie. Off a tie the exact quotient is at least 1 µs from the rounding boundary, and
+/// the float's error is far below that (below 10^15 µs), so both round the same way;
+/// at a tie only the float's own error decides, so it is left to the formatter.
+fn push_rounded(out: &mut String, us: i64, unit: i64, suffix: &str) -> bool {
+    let (q, rem) = (us / unit, us % unit);
+    let q = match (2 * rem).cmp(&unit) {
+        std::cmp::Ordering::Less => q,
+        std::cmp::Ordering::Greater => q + 1,
+        std::cmp::Ordering::Equal => return false,
+    };
+    let (whole, places) = if unit == 100 { (10, 1) } else { (100, 2) };
+    push_int(out, q / whole);
+    out.push('.');
+    let frac = (q % whole) as u32;
+    if places == 1 {
+        out.push(char::from(b'0' + frac as u8));
+    } else {
+        push_pair(out, frac);
+    }
+    out.push_str(suffix);
+    true
 }
 
 /// Appends the API and version label: `FindCoordinator v6`, `Produce v9`, `?`.
@@ -462,6 +494,40 @@ pub fn push_api_version(out: &mut String, msg: &Message<'_>) {
         }
         (None, _) => out.push('?'),
     }
+}
+
+/// Slots of [`push_api_kind`]'s texts.
+const API_KIND_SLOTS: usize = 256;
+
+type ApiKindSlot = ((Option<i16>, Option<i16>, Kind), String);
+
+thread_local! {
+    static API_KIND_TEXT: std::cell::RefCell<Vec<ApiKindSlot>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Appends [`push_api_version`]'s label, then the kind padded to 8 characters and
+/// ` corr=`, as the summary line has them: the text of each API, version and kind is
+/// kept (as addresses are), so a line takes it in one piece.
+#[inline]
+pub fn push_api_kind(out: &mut String, msg: &Message<'_>) {
+    let key = (msg.api_key, msg.api_version, msg.kind);
+    let write = |text: &mut String| {
+        push_api_version(text, msg);
+        text.push_str(match msg.kind {
+            Kind::Request => " request  corr=",
+            Kind::Response => " response corr=",
+        });
+    };
+    let k = msg.api_key.map_or(0xffff, |k| u32::from(k as u16));
+    let v = msg.api_version.map_or(0xffff, |v| u32::from(v as u16));
+    let h = (k << 17 ^ v << 1 ^ u32::from(msg.kind == Kind::Response)).wrapping_mul(0x9E37_79B9);
+    // The top eight bits of a multiplicative hash: one of the 256 slots.
+    let slot = (h >> 24) as usize;
+    let unset = (None, None, Kind::Request);
+    with_kept_text(&API_KIND_TEXT, (API_KIND_SLOTS, slot), (unset, key), write, |t| {
+        out.push_str(t)
+    });
 }
 
 /// The API and version label: `FindCoordinator v6`, `Produce v9`, `?`.
@@ -581,6 +647,52 @@ mod tests {
         let mut p = String::new();
         push_addr_pair(&mut p, &v6, &v4);
         assert_eq!(p, "[::1]:9093 → 10.0.0.1:9092");
+    }
+
+    #[test]
+    fn latencies_read_as_the_float_formatter_writes_them() {
+        let float = |us: i64| match us {
+            us if us < 10_000 => format!("{us}µs"),
+            us if us < 10_000_000 => format!("{:.1}ms", us as f64 / 1000.0),
+            us => format!("{:.2}s", us as f64 / 1_000_000.0),
+        };
+        let mut cases: Vec<i64> = (-100..200_000).collect();
+        cases.extend((9_990_000..10_010_000).step_by(7));
+        cases.extend([i64::MAX, i64::MAX - 1, 999_999_999_999_995_000, 1_000_000_000_000_005_000]);
+        let mut x: i64 = 99;
+        for _ in 0..200_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            // Every scale, ties (…50, …5000) included.
+            let us = (x >> 1) >> (x as u64 % 62);
+            cases.extend([us, us / 100 * 100 + 50, us / 10_000 * 10_000 + 5_000]);
+        }
+        for us in cases {
+            assert_eq!(latency(us), float(us), "{us}");
+        }
+    }
+
+    #[test]
+    fn kept_api_kind_text_is_the_label_written() {
+        // More keys than slots, twice over, unknown and missing keys and versions too:
+        // each reads as the label and the padded kind written afresh.
+        let keys = [None, Some(-1), Some(0), Some(1), Some(10), Some(52), Some(999)];
+        let versions = [None, Some(-3), Some(0), Some(9), Some(10), Some(17), Some(i16::MAX)];
+        for _ in 0..2 {
+            for k in keys.into_iter().chain((0..80).map(Some)) {
+                for v in versions {
+                    for kind in [Kind::Request, Kind::Response] {
+                        let mut m = Message::new(kind);
+                        (m.api_key, m.api_version) = (k, v);
+                        let mut kept = String::from("x");
+                        push_api_kind(&mut kept, &m);
+                        let mut want = String::from("x");
+                        push_api_version(&mut want, &m);
+                        want.push_str(&format!(" {:<8} corr=", kind.as_str()));
+                        assert_eq!(kept, want, "{k:?} {v:?} {kind:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

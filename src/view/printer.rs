@@ -162,6 +162,41 @@ impl Look {
         fits.then_some(shown)
     }
 
+    /// Whether its output is text (every format but NDJSON): then [`Look::render_text`]
+    /// renders it.
+    pub fn is_text(&self) -> bool {
+        self.format != Format::Json
+    }
+
+    /// [`Look::render`] for a text format, appended to `out` in place (on any thread).
+    /// NDJSON is not text here: nothing is appended, and it says the message is shown.
+    #[inline]
+    pub fn render_text(&self, r: &Record<'_>, out: &mut String) -> Option<bool> {
+        use crate::records::json::SPILL_AT;
+        let start = out.len();
+        let shown = if self.format == Format::Summary && self.full.is_none() {
+            // The common case, without the layers the other formats need: a summary
+            // never decodes again (`full` is None).
+            if !self.keeps_all && !self.select.matches(r) {
+                return Some(false);
+            }
+            if self.color {
+                summary::write_line_colored(out, r);
+            } else {
+                summary::write_line(out, r);
+            }
+            out.push('\n');
+            true
+        } else {
+            self.chosen(r, |r| self.write_text(out, r))
+        };
+        if out.len() - start > SPILL_AT {
+            out.truncate(start);
+            return None;
+        }
+        Some(shown)
+    }
+
     /// Runs `f` on `r` as shown (decoded again in full when the choice read less) if the
     /// choice of messages keeps it; whether it did.
     fn chosen(&self, r: &Record<'_>, f: impl FnOnce(&Record<'_>)) -> bool {

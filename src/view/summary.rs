@@ -121,18 +121,13 @@ fn write_line_with(out: &mut String, r: &Record<'_>, paint: Option<bool>) {
     let color = paint.is_some();
     if color {
         let _ = write!(out, "{}", style.render());
-    }
-    push_api_version(out, m);
-    if color {
+        push_api_version(out, m);
         let _ = write!(out, " {}{}", m.kind.as_str(), style.render_reset());
         pad(out, 8, m.kind.as_str().len());
         out.push_str(" corr=");
     } else {
-        // The kind padded to 8 characters, as one piece of text.
-        out.push_str(match m.kind {
-            Kind::Request => " request  corr=",
-            Kind::Response => " response corr=",
-        });
+        // The API, version and kind padded to 8 characters, as one piece of text.
+        super::labels::push_api_kind(out, m);
     }
     match m.correlation_id {
         Some(c) => push_count(out, c),
