@@ -65,7 +65,7 @@ pub fn has_error(r: &Record<'_>) -> bool {
     r.msg.error.is_some()
         || r.msg.tree.nodes.iter().any(|n| {
             n.role == Role::Field
-                && n.name.ends_with("ErrorCode")
+                && n.name().ends_with("ErrorCode")
                 && matches!(n.value, Value::Int(c) if c != 0)
         })
 }

@@ -215,7 +215,7 @@ fn topic_ids(tree: &Tree<'_>, body: usize) -> Vec<IdAt> {
     for i in body + 1..end {
         let Some(n) = tree.nodes.get(i) else { break };
         // The value first: a name compare for every field is what this loop would cost.
-        if let (Value::Uuid(id), Role::Field, TOPIC_ID) = (n.value, n.role, n.name) {
+        if let (Value::Uuid(id), Role::Field, TOPIC_ID) = (n.value, n.role, n.name()) {
             if id != [0; 16] {
                 if let Some(holder) = holder(tree, i) {
                     out.push(IdAt {

@@ -190,7 +190,7 @@ impl Apis {
                     s.decoded_responses += 1;
                     for n in &m.tree.nodes {
                         if let (Role::Field, Value::Int(v)) = (n.role, n.value) {
-                            if v != 0 && n.name.ends_with("ErrorCode") {
+                            if v != 0 && n.name().ends_with("ErrorCode") {
                                 let code = i16::try_from(v).unwrap_or(i16::MAX);
                                 *s.errors.entry(code).or_default() += 1;
                             }

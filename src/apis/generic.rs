@@ -36,30 +36,30 @@ pub fn details(b: &Body<'_, '_>) -> String {
         }
         let mut field = String::new();
         let _ = match n.value {
-            Value::Int(v) if n.name.ends_with("ErrorCode") => match error_name(v as i16) {
-                Some(name) => write!(field, "{}={name}", n.name),
-                None => write!(field, "{}={v}", n.name),
+            Value::Int(v) if n.name().ends_with("ErrorCode") => match error_name(v as i16) {
+                Some(name) => write!(field, "{}={name}", n.name()),
+                None => write!(field, "{}={v}", n.name()),
             },
-            Value::Int(v) => write!(field, "{}={v}", n.name),
-            Value::Float(v) => write!(field, "{}={v}", n.name),
-            Value::Bool(b) => write!(field, "{}={b}", n.name),
+            Value::Int(v) => write!(field, "{}={v}", n.name()),
+            Value::Float(v) => write!(field, "{}={v}", n.name()),
+            Value::Bool(b) => write!(field, "{}={b}", n.name()),
             Value::Uuid(u) => {
                 let id = uuid::Uuid::from_bytes(u).hyphenated();
-                match b.names.get(&u).filter(|_| n.name == "TopicId") {
-                    Some(name) => write!(field, "{}={id} ({})", n.name, escape(name)),
-                    None => write!(field, "{}={id}", n.name),
+                match b.names.get(&u).filter(|_| n.name() == "TopicId") {
+                    Some(name) => write!(field, "{}={id} ({})", n.name(), escape(name)),
+                    None => write!(field, "{}={id}", n.name()),
                 }
             }
             Value::Str(Some(s)) => {
                 let cut: String = s.chars().take(MAX_STR).collect();
                 let more = if cut.len() < s.len() { "…" } else { "" };
-                write!(field, "{}=\"{}{more}\"", n.name, escape(&cut))
+                write!(field, "{}=\"{}{more}\"", n.name(), escape(&cut))
             }
             Value::Str(None) | Value::Bytes(None) | Value::Array(None) => {
-                write!(field, "{}=null", n.name)
+                write!(field, "{}=null", n.name())
             }
-            Value::Array(Some(k)) => write!(field, "{}[{k}]", n.name),
-            Value::Bytes(Some(b)) => write!(field, "{}=<{} bytes>", n.name, b.len()),
+            Value::Array(Some(k)) => write!(field, "{}[{k}]", n.name()),
+            Value::Bytes(Some(b)) => write!(field, "{}=<{} bytes>", n.name(), b.len()),
             // A struct: its scalars are in the tree.
             Value::None => continue,
         };
@@ -75,7 +75,7 @@ pub fn details(b: &Body<'_, '_>) -> String {
     let mut errors: Vec<(i64, u32)> = Vec::new();
     for n in t.nodes.get(body + 1..end).unwrap_or_default() {
         let code = match n.value {
-            Value::Int(c) if n.role == Role::Field && n.name.ends_with("ErrorCode") => c,
+            Value::Int(c) if n.role == Role::Field && n.name().ends_with("ErrorCode") => c,
             _ => continue,
         };
         if code == 0 || n.depth <= top {

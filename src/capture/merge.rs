@@ -103,7 +103,6 @@ impl Merge {
     /// The earliest packet over all inputs, its `file` set to the input's
     /// index. A failed input stops contributing; its error comes after every
     /// other input's packets.
-    #[inline(never)]
     pub fn next_packet(&mut self) -> Option<Result<Packet<'_>, CaptureError>> {
         if !self.primed {
             self.primed = true;

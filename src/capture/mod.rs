@@ -443,9 +443,7 @@ impl Source {
     /// As [`Source::next_packet`], waiting at most `wait` for a live packet (a file never
     /// waits). What libpcap holds is read back to back; [`CaptureError::Idle`] says there
     /// is nothing more for now.
-    // Inlined into the reading loop, with a file's common packet (the release build had
-    // made it a call per packet); a live read and a file's uncommon cases stay calls.
-    #[inline(always)]
+    #[inline]
     pub fn next_packet_within(
         &mut self,
         wait: Duration,

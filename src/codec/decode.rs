@@ -9,7 +9,7 @@ use super::error::{DecodeError, ErrorKind};
 use super::need::{Act, Plan, act_at};
 use super::redact;
 use super::schema::{Field, Prim};
-use super::tree::{Node, Prefix, Role, Value};
+use super::tree::{Label, Node, Prefix, Role, Value};
 use super::{Codec, DecodeOptions};
 use crate::proto::Kind;
 
@@ -25,10 +25,20 @@ pub(crate) use layout::{Layout, Op, Step, layout_of};
 /// `Res` small enough to come back in registers.
 pub(crate) type Res<'a, T> = Result<(&'a [u8], T), Box<DecodeError>>;
 
-pub(crate) const TAGS_IN_STRUCT: &str = "number of tagged fields in this struct";
-pub(crate) const TAGS_IN_HEADER: &str = "number of tagged fields in the header";
+/// The label of a struct's tagged section, and of the header's.
+pub(crate) const TAGS_IN_STRUCT: &Label = &Label::new(
+    "tagged_fields",
+    "uvarint",
+    "number of tagged fields in this struct",
+);
+pub(crate) const TAGS_IN_HEADER: &Label = &Label::new(
+    "tagged_fields",
+    "uvarint",
+    "number of tagged fields in the header",
+);
 pub(crate) const SIZE_GROUP: &str = "Frame";
 pub(crate) const SIZE_GROUP_ABOUT: &str = "length-delimited framing";
+pub(crate) const SIZE_GROUP_LABEL: &Label = &Label::new(SIZE_GROUP, "", SIZE_GROUP_ABOUT);
 
 /// Builds the flat node list while walking a frame.
 pub(crate) struct Walker<'a> {
@@ -105,11 +115,9 @@ impl<'a> Walker<'a> {
     pub fn open(
         &mut self,
         at: &[u8],
-        name: &'static str,
+        label: &'static Label,
         index: Option<u32>,
-        ty: &'static str,
         value: Value<'a>,
-        about: &'static str,
         role: Role,
     ) -> usize {
         let idx = self.nodes.len();
@@ -117,14 +125,12 @@ impl<'a> Walker<'a> {
             return idx;
         }
         self.nodes.push(Node {
-            name,
+            label,
             index,
-            ty,
             value,
             prefix: Prefix::None,
             offset: self.off(at) as u32,
             len: 0,
-            about,
             role,
             depth: self.depth,
             // The chain of open containers, until `close` sets it.
@@ -174,12 +180,10 @@ impl<'a> Walker<'a> {
         &mut self,
         from: &[u8],
         to: &[u8],
-        name: &'static str,
+        label: &'static Label,
         index: Option<u32>,
-        ty: &'static str,
         value: Value<'a>,
         prefix: Prefix,
-        about: &'static str,
         role: Role,
     ) {
         if !self.build
@@ -195,7 +199,7 @@ impl<'a> Walker<'a> {
         {
             return;
         }
-        self.push_leaf(from, to, name, index, ty, value, prefix, about, role);
+        self.push_leaf(from, to, label, index, value, prefix, role);
     }
 
     /// [`Walker::leaf`] once it is known to be built.
@@ -205,26 +209,22 @@ impl<'a> Walker<'a> {
         &mut self,
         from: &[u8],
         to: &[u8],
-        name: &'static str,
+        label: &'static Label,
         index: Option<u32>,
-        ty: &'static str,
         value: Value<'a>,
         prefix: Prefix,
-        about: &'static str,
         role: Role,
     ) {
         let offset = self.off(from) as u32;
         let end = self.off(to) as u32;
         let next = self.nodes.len() as u32 + 1;
         self.nodes.push(Node {
-            name,
+            label,
             index,
-            ty,
             value,
             prefix,
             offset,
             len: end.saturating_sub(offset),
-            about,
             role,
             depth: self.depth,
             next,
@@ -243,27 +243,23 @@ impl<'a> Walker<'a> {
         let next = self.nodes.len() as u32 + 2;
         let depth = self.depth;
         self.nodes.push(Node {
-            name: SIZE_GROUP,
+            label: SIZE_GROUP_LABEL,
             index: None,
-            ty: "",
             value: Value::None,
             prefix: Prefix::None,
             offset,
             len,
-            about: SIZE_GROUP_ABOUT,
             role: Role::Frame,
             depth,
             next,
         });
         self.nodes.push(Node {
-            name: "size",
+            label: const { &Label::new("size", "int32", "number of bytes that follow") },
             index: None,
-            ty: "int32",
             value: Value::Int(size.into()),
             prefix: Prefix::None,
             offset,
             len,
-            about: "number of bytes that follow",
             role: Role::Size,
             depth: depth.saturating_add(1),
             next,
@@ -476,7 +472,7 @@ impl<'a> Walker<'a> {
         &mut self,
         mut i: &'a [u8],
         l: &Layout,
-        tags_about: &'static str,
+        tags: &'static Label,
         plan: Plan<'_>,
     ) -> Res<'a, ()> {
         let mut steps = l.steps.iter();
@@ -515,7 +511,7 @@ impl<'a> Walker<'a> {
             i = match i.split_first() {
                 // Most sections are empty: one zero byte, with no node unbuilt or lean.
                 Some((0, rest)) if !self.build || self.lean => rest,
-                _ => self.tagged_section(i, l, tags_about, plan)?.0,
+                _ => self.tagged_section(i, l, tags, plan)?.0,
             };
         }
         Ok((i, ()))
@@ -576,37 +572,25 @@ impl<'a> Walker<'a> {
                         self.leaf(
                             i,
                             rest,
-                            &f.name,
+                            &f.labels().node,
                             None,
-                            &f.type_name,
                             Value::Str(None),
                             Prefix::None,
-                            &f.about,
                             Role::Field,
                         );
                         return Ok((rest, ()));
                     }
                     at = rest;
                 }
-                self.open(
-                    i,
-                    &f.name,
-                    None,
-                    &f.type_name,
-                    Value::None,
-                    &f.about,
-                    Role::Field,
-                );
+                self.open(i, &f.labels().node, None, Value::None, Role::Field);
                 if *nullable {
                     self.leaf(
                         i,
                         at,
-                        "present",
+                        const { &Label::new("present", "int8", "nullable struct marker: not null") },
                         None,
-                        "int8",
                         Value::Int(1),
                         Prefix::None,
-                        "nullable struct marker: not null",
                         Role::TagMeta,
                     );
                 }
@@ -693,12 +677,10 @@ impl<'a> Walker<'a> {
             self.push_leaf(
                 i,
                 rest,
-                &f.name,
+                &f.labels().node,
                 None,
-                &f.type_name,
                 value,
                 prefix,
-                &f.about,
                 Role::Field,
             );
         }
@@ -726,12 +708,10 @@ impl<'a> Walker<'a> {
         self.leaf(
             i,
             rest,
-            &f.name,
+            &f.labels().node,
             None,
-            &f.type_name,
             value,
             prefix,
-            &f.about,
             Role::Field,
         );
         // `AuthBytes` is always a secret: the flag spares a name compare per field.
@@ -778,25 +758,20 @@ impl<'a> Walker<'a> {
                 ));
             }
         }
-        self.open(
-            i,
-            &f.name,
-            None,
-            &f.type_name,
-            Value::Array(count),
-            &f.about,
-            Role::Field,
-        );
-        let len_ty = if compact { "uvarint" } else { "int32" };
+        let labels = f.labels();
+        self.open(i, &labels.node, None, Value::Array(count), Role::Field);
+        let length = if compact {
+            const { &Label::new("length", "uvarint", "") }
+        } else {
+            const { &Label::new("length", "int32", "") }
+        };
         self.leaf(
             i,
             rest,
-            "length",
+            length,
             None,
-            len_ty,
             Value::Array(count),
             prefix,
-            "",
             Role::Length,
         );
         let built = self.build;
@@ -810,26 +785,16 @@ impl<'a> Walker<'a> {
                     self.leaf(
                         rest,
                         r,
-                        &f.elem_name,
+                        &labels.elem,
                         Some(idx),
-                        p.name(),
                         value,
                         prefix,
-                        "",
                         Role::Element,
                     );
                     r
                 }
                 Op::ArrayOfStruct { sub, .. } => {
-                    self.open(
-                        rest,
-                        &f.elem_name,
-                        Some(idx),
-                        &f.elem_name,
-                        Value::None,
-                        "",
-                        Role::Element,
-                    );
+                    self.open(rest, &labels.elem, Some(idx), Value::None, Role::Element);
                     let (r, ()) = self
                         .fields(rest, sub, TAGS_IN_STRUCT, plan)
                         .map_err(|e| e.at_index(idx))?;

@@ -4,11 +4,11 @@
 use super::need::{Act, Need};
 use super::Codec;
 use super::decode::{
-    ENVELOPE, Layout, Op, Res, Step, SIZE_GROUP, SIZE_GROUP_ABOUT, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker,
+    ENVELOPE, Layout, Op, Res, SIZE_GROUP_LABEL, Step, TAGS_IN_HEADER, TAGS_IN_STRUCT, Walker,
     layout_of,
 };
 use super::error::{DecodeError, ErrorKind};
-use super::tree::{Prefix, Role, Tree, Value};
+use super::tree::{Label, Prefix, Role, Tree, Value, label};
 use crate::proto::apis::{self, ApiInfo};
 use crate::proto::{Kind, peek_request_header, peek_size};
 use super::schema::{Field, MessageSchema, Prim};
@@ -65,11 +65,11 @@ impl Message<'_> {
     }
 }
 
-const RAW_NO_SCHEMA: &str = "not dissected: kwire has no schema for this API";
-const RAW_OUT_OF_RANGE: &str = "not dissected: version outside the schema's range";
-const RAW_NO_REQUEST: &str = "not dissected: the request is unknown";
-const RAW_UNDECODED: &str = "not decoded: see the error";
-const RAW_AFTER_BODY: &str = "bytes after the body (brokers ignore them)";
+const RAW_NO_SCHEMA: &Label = &raw_label("not dissected: kwire has no schema for this API");
+const RAW_OUT_OF_RANGE: &Label = &raw_label("not dissected: version outside the schema's range");
+const RAW_NO_REQUEST: &Label = &raw_label("not dissected: the request is unknown");
+const RAW_UNDECODED: &Label = &raw_label("not decoded: see the error");
+const RAW_AFTER_BODY: &Label = &raw_label("bytes after the body (brokers ignore them)");
 
 /// Decodes a request frame (starting at its 4-byte size prefix).
 pub(crate) fn decode_request<'a>(codec: &Codec, frame: &'a [u8], need: &Need) -> Message<'a> {
@@ -93,16 +93,14 @@ pub(crate) fn decode_request_in<'a>(
         .api_key
         .zip(m.api_version)
         .map(|(k, v)| resolve(codec, k, v, Kind::Request, need));
-    let (name, ty) = named(m, resolved.as_deref(), Kind::Request);
+    let root = named(m, resolved.as_deref(), Kind::Request);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
     w.open(
         frame,
-        name,
+        root,
         None,
-        ty,
         m.api_version.map_or(Value::None, |v| Value::Int(v.into())),
-        "",
         Role::Message,
     );
     // The header's node, once opened: its fields are read from there.
@@ -121,7 +119,11 @@ pub(crate) fn decode_request_in<'a>(
             }
         };
         let ids = (&mut m.correlation_id, &mut m.client_id);
-        let node = (&*hs.name, Value::Int(hv.into()), "common request header");
+        let label = match resolved.as_deref() {
+            Some(r) => r.header,
+            None => header_label(hs, Kind::Request),
+        };
+        let node = (label, Value::Int(hv.into()));
         let rest = walk_header(&mut w, rest, (head, at), ids, node, &mut header)?;
         let api = m.api_key.zip(m.api_version);
         body(
@@ -171,16 +173,14 @@ pub(crate) fn decode_response_in<'a>(
     m.api_key = api.map(|a| a.0);
     m.api_version = api.map(|a| a.1);
     let resolved = api.map(|(k, v)| resolve(codec, k, v, Kind::Response, need));
-    let (name, ty) = named(m, resolved.as_deref(), Kind::Response);
+    let root = named(m, resolved.as_deref(), Kind::Response);
     let mut w = Walker::new(frame, *codec);
     w.lean = !need.is_all();
     w.open(
         frame,
-        name,
+        root,
         None,
-        ty,
         m.api_version.map_or(Value::None, |v| Value::Int(v.into())),
-        "",
         Role::Message,
     );
     let mut header = None;
@@ -200,7 +200,11 @@ pub(crate) fn decode_response_in<'a>(
         };
         let ids = (&mut m.correlation_id, &mut None);
         let value = hv.map_or(Value::None, |v| Value::Int(v.into()));
-        let node = (&*hs.name, value, "common response header");
+        let label = match resolved.as_deref() {
+            Some(r) => r.header,
+            None => header_label(hs, Kind::Response),
+        };
+        let node = (label, value);
         let rest = walk_header(&mut w, rest, (head, at), ids, node, &mut header)?;
         if hv.is_none() {
             raw(&mut w, rest, RAW_NO_REQUEST);
@@ -229,7 +233,6 @@ pub(crate) fn decode_response_in<'a>(
 #[derive(Clone)]
 struct Resolved {
     newest: Option<&'static MessageSchema>,
-    message: Option<&'static MessageSchema>,
     /// The header version: the schemas' (see `Schemas::request_header_version`), else
     /// kwire's table's, else a request's v1 and a response's v0.
     hv: i16,
@@ -248,7 +251,11 @@ struct Resolved {
     head_ids: Option<HeadIds>,
     /// The API's name (see [`api_name`]), and the root node's name and type.
     name: Option<&'static str>,
-    root: (&'static str, &'static str),
+    root: &'static Label,
+    /// The labels of the header's and the body's nodes.
+    header: &'static Label,
+    /// Present with `message`.
+    body_label: Option<&'static Label>,
 }
 
 /// Remembered resolutions at most: keys and versions come off the wire, so the table is
@@ -344,8 +351,15 @@ fn resolve_further(
         Rc::new(Resolved {
             name: api_name(codec, Some(key)),
             root: root_name(newest, info, kind),
+            header: header_label(
+                match kind {
+                    Kind::Request => &schemas.request_header,
+                    Kind::Response => &schemas.response_header,
+                },
+                kind,
+            ),
+            body_label: message.map(|s| label(&s.name, "struct", "")),
             newest,
-            message,
             hv,
             correlation_id: header_place(&head, "correlation_id"),
             client_id: header_place(&head, "client_id"),
@@ -477,13 +491,13 @@ fn walk_header<'a>(
     rest: &'a [u8],
     (head, at): (&Layout, Option<&HeadIds>),
     ids: (&mut Option<i32>, &mut Option<&'a str>),
-    (name, value, about): (&'static str, Value<'a>, &'static str),
+    (label, value): (&'static Label, Value<'a>),
     header: &mut Option<usize>,
 ) -> Result<&'a [u8], Box<DecodeError>> {
     if let (true, Some(at)) = (w.lean, at) {
         return Ok(lean_header(w, rest, head, at, ids)?.0);
     }
-    *header = Some(w.open(rest, name, None, "header", value, about, Role::Header));
+    *header = Some(w.open(rest, label, None, value, Role::Header));
     let (rest, ()) = w.fields(rest, head, TAGS_IN_HEADER, None)?;
     w.close(rest);
     Ok(rest)
@@ -545,7 +559,7 @@ fn named(
     m: &mut Message<'_>,
     resolved: Option<&Resolved>,
     kind: Kind,
-) -> (&'static str, &'static str) {
+) -> &'static Label {
     let Some(r) = resolved else {
         // No API: the frame is too short to name one, or a response's request is unknown.
         return root_name(None, None, kind);
@@ -559,12 +573,21 @@ fn root_name(
     newest: Option<&'static MessageSchema>,
     info: Option<&'static ApiInfo>,
     kind: Kind,
-) -> (&'static str, &'static str) {
+) -> &'static Label {
     match (newest, info) {
-        (Some(s), _) => (&s.name, "message"),
-        (None, Some(a)) => (a.name, kind.as_str()),
-        (None, None) => ("Kafka", kind.as_str()),
+        (Some(s), _) => label(&s.name, "message", ""),
+        (None, Some(a)) => label(a.name, kind.as_str(), ""),
+        (None, None) => label("Kafka", kind.as_str(), ""),
     }
+}
+
+/// The header node's label, from its schema.
+fn header_label(hs: &'static MessageSchema, kind: Kind) -> &'static Label {
+    let about = match kind {
+        Kind::Request => "common request header",
+        Kind::Response => "common response header",
+    };
+    label(&hs.name, "header", about)
 }
 
 /// The Frame group with its int32 size.
@@ -576,15 +599,7 @@ fn size_prefix<'a>(w: &mut Walker<'a>, frame: &'a [u8]) -> Result<&'a [u8], Box<
             // The group stays open: `finish` closes it where the error struck. A lean
             // tree has none (see `Walker::size_prefix_nodes`).
             if !w.lean {
-                w.open(
-                    frame,
-                    SIZE_GROUP,
-                    None,
-                    "",
-                    Value::None,
-                    SIZE_GROUP_ABOUT,
-                    Role::Frame,
-                );
+                w.open(frame, SIZE_GROUP_LABEL, None, Value::None, Role::Frame);
             }
             return Err(e);
         }
@@ -624,7 +639,7 @@ fn body<'a>(
         raw(w, rest, RAW_NO_SCHEMA);
         return Ok((end_of(rest), None));
     };
-    let Some((s, l)) = resolved.and_then(|r| r.message.zip(r.body.as_ref())) else {
+    let Some((label, l)) = resolved.and_then(|r| r.body_label.zip(r.body.as_ref())) else {
         let api = name.unwrap_or(newest.name.as_str());
         let versions = schemas.versions(key, kind);
         let range = super::schema::Versions {
@@ -636,15 +651,7 @@ fn body<'a>(
         return Ok((end_of(rest), None));
     };
     w.api_key = Some(key);
-    let idx = w.open(
-        rest,
-        &s.name,
-        None,
-        "struct",
-        Value::Int(v.into()),
-        "",
-        Role::Body,
-    );
+    let idx = w.open(rest, label, None, Value::Int(v.into()), Role::Body);
     let plan = resolved.and_then(|r| r.plan.as_deref());
     let (after, ()) = w.fields(rest, l, TAGS_IN_STRUCT, plan)?;
     w.close(after);
@@ -656,16 +663,19 @@ fn end_of(s: &[u8]) -> &[u8] {
     s.get(s.len()..).unwrap_or_default()
 }
 
-fn raw<'a>(w: &mut Walker<'a>, rest: &'a [u8], about: &'static str) {
+/// The label of a node of raw bytes, described by `about`.
+const fn raw_label(about: &'static str) -> Label {
+    Label::new("body", "bytes", about)
+}
+
+fn raw<'a>(w: &mut Walker<'a>, rest: &'a [u8], label: &'static Label) {
     w.leaf(
         rest,
         end_of(rest),
-        "body",
+        label,
         None,
-        "bytes",
         Value::Bytes(Some(rest)),
         Prefix::None,
-        about,
         Role::Raw,
     );
 }
@@ -791,7 +801,7 @@ fn header_node(
     if let Some((j, field)) = place {
         let at = h + 1 + j;
         if let (Some(n), Some(head)) = (tree.nodes.get(at), tree.nodes.get(h)) {
-            if std::ptr::eq(n.name, field)
+            if std::ptr::eq(n.name(), field)
                 && n.role == Role::Field
                 && n.index.is_none()
                 && n.depth == head.depth + 1

@@ -28,7 +28,7 @@ pub use frame::Message;
 pub use load::{Def, Loaded, Schemas, Search, read_source, scan_source};
 pub use need::{Need, NeedPath};
 pub use schema::{Field, FieldType, MessageSchema, Prim, SchemaKind, Versions};
-pub use tree::{Node, Prefix, Role, Tree, Value, recycle};
+pub use tree::{Label, Node, Prefix, Role, Tree, Value, label, recycle};
 /// Reading several fields of one struct (the summary line's details).
 pub use tree::FieldCursor;
 

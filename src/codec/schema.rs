@@ -5,6 +5,8 @@
 use serde_json::Value as Json;
 use std::fmt;
 
+use super::tree::Label;
+
 /// An inclusive range of versions, as written in a schema (`"0+"`, `"1-3"`, `"none"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Versions {
@@ -156,9 +158,40 @@ pub struct Field {
     pub about: String,
     /// Credentials: shown as `<redacted N bytes>` unless secrets are asked for.
     pub secret: bool,
+    /// The labels of this field's nodes, made on first use (see [`Field::labels`]).
+    pub labels: std::sync::OnceLock<FieldLabels>,
+}
+
+/// The labels of the nodes a field makes (see [`super::tree::Label`]).
+#[derive(Clone, Debug)]
+pub struct FieldLabels {
+    /// The field's own node: its name, schema type and description.
+    pub node: Label,
+    /// An element of the field's array: named after its type, with no description.
+    pub elem: Label,
+    /// The field's tagged-field wrapper in a tagged section.
+    pub tagged: Label,
 }
 
 impl Field {
+    /// The labels of this field's nodes. Schemas live as long as the process, so these
+    /// borrow the field's own strings; made once, then read with one check.
+    #[inline]
+    pub fn labels(&'static self) -> &'static FieldLabels {
+        self.labels.get_or_init(|| FieldLabels {
+            node: Label::new(&self.name, &self.type_name, &self.about),
+            elem: Label::new(
+                &self.elem_name,
+                match &self.ty {
+                    FieldType::ArrayOfPrim(p) => p.name(),
+                    _ => &self.elem_name,
+                },
+                "",
+            ),
+            tagged: Label::new(&self.name, "tagged_field", ""),
+        })
+    }
+
     /// Whether this field travels in the tagged-field section at `version`.
     pub fn is_tagged_at(&self, version: i16) -> bool {
         self.tag.is_some() && self.tagged.contains(version)
@@ -438,6 +471,7 @@ fn parse_field(f: &Json, commons: &mut Commons<'_>) -> Result<Field, SchemaError
             .and_then(Json::as_str)
             .unwrap_or_default()
             .to_string(),
+        labels: std::sync::OnceLock::new(),
     })
 }
 

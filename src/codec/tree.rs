@@ -67,23 +67,68 @@ pub enum Role {
     Raw,
 }
 
+/// A node's name, type and description. Every node of a kind (a schema field's, an
+/// array's length, ...) has the same three, so nodes point at one shared label: a node
+/// is smaller by five words, and a decode writes fewer bytes per node.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Label {
+    pub name: &'static str,
+    pub ty: &'static str,
+    pub about: &'static str,
+}
+
+impl Label {
+    pub const fn new(name: &'static str, ty: &'static str, about: &'static str) -> Self {
+        Label { name, ty, about }
+    }
+}
+
+/// The one label with these three strings, made once and kept for the process: for
+/// labels put together at run time (from schema names), looked up once per schema
+/// resolution or per rare node, not per common node.
+pub fn label(name: &'static str, ty: &'static str, about: &'static str) -> &'static Label {
+    type Labels = std::collections::HashMap<(&'static str, &'static str, &'static str), &'static Label>;
+    static LABELS: std::sync::LazyLock<std::sync::Mutex<Labels>> =
+        std::sync::LazyLock::new(Default::default);
+    let mut labels = LABELS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    labels
+        .entry((name, ty, about))
+        .or_insert_with(|| Box::leak(Box::new(Label { name, ty, about })))
+}
+
 /// One node of the tree.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node<'a> {
-    pub name: &'static str,
+    /// Name, type and description.
+    pub label: &'static Label,
     /// Element index, rendered as `name[index]`.
     pub index: Option<u32>,
-    pub ty: &'static str,
     pub value: Value<'a>,
     pub prefix: Prefix,
     /// Offset from the first byte of the size prefix.
     pub offset: u32,
     pub len: u32,
-    pub about: &'static str,
     pub role: Role,
     pub depth: u16,
     /// Index of the first node after this node's subtree.
     pub next: u32,
+}
+
+impl Node<'_> {
+    #[inline(always)]
+    pub fn name(&self) -> &'static str {
+        self.label.name
+    }
+
+    #[inline(always)]
+    pub fn ty(&self) -> &'static str {
+        self.label.ty
+    }
+
+    #[inline(always)]
+    pub fn about(&self) -> &'static str {
+        self.label.about
+    }
 }
 
 /// Node lists kept for reuse beyond this many nodes are dropped instead, so one huge
@@ -151,14 +196,14 @@ impl<'a> Tree<'a> {
 
     /// The first direct child field of `i` named `name`, looking inside known tagged fields too.
     pub fn field(&self, i: usize, name: &str) -> Option<usize> {
-        let named = |c: &usize| self.nodes.get(*c).is_some_and(|n| same_name(n.name, name));
+        let named = |c: &usize| self.nodes.get(*c).is_some_and(|n| same_name(n.name(), name));
         // The children walked by hand: each node is looked up once, not three times.
         let end = self.nodes.get(i)?.next as usize;
         let mut c = i + 1;
         while c < end {
             let n = self.nodes.get(c)?;
             match n.role {
-                Role::Field if same_name(n.name, name) => return Some(c),
+                Role::Field if same_name(n.name(), name) => return Some(c),
                 Role::TaggedFields => {
                     let inner = self
                         .children(c)
@@ -192,12 +237,12 @@ impl<'a> Tree<'a> {
         while c < end {
             let n = self.nodes.get(c)?;
             match n.role {
-                Role::Field if same_name(n.name, name) => return Some((c, n.next as usize)),
+                Role::Field if same_name(n.name(), name) => return Some((c, n.next as usize)),
                 Role::TaggedFields => {
                     let inner = self
                         .children(c)
                         .filter_map(|t| self.child_with_role(t, Role::Field))
-                        .find(|f| self.nodes.get(*f).is_some_and(|n| same_name(n.name, name)));
+                        .find(|f| self.nodes.get(*f).is_some_and(|n| same_name(n.name(), name)));
                     // A tagged field may come twice: the next lookup starts at the
                     // section again, so each finds the first of its name.
                     if let Some(f) = inner {
@@ -296,9 +341,9 @@ impl<'a> Tree<'a> {
             .get(i + 1..end)
             .unwrap_or_default()
             .iter()
-            .filter(|n| n.role == Role::Field && n.name.ends_with("ErrorCode"))
+            .filter(|n| n.role == Role::Field && n.name().ends_with("ErrorCode"))
             .filter_map(|n| match n.value {
-                Value::Int(c) => Some((n.name, c)),
+                Value::Int(c) => Some((n.name(), c)),
                 _ => None,
             })
             .collect()
@@ -319,7 +364,7 @@ impl<'a> Tree<'a> {
                             .and_then(|f| self.nodes.get(f))
                             .filter(|f| is_scalar(f.value))
                         {
-                            out.push((f.name, f.value));
+                            out.push((f.name(), f.value));
                         }
                     }
                     None
@@ -327,7 +372,7 @@ impl<'a> Tree<'a> {
                 _ => None,
             };
             if let Some(f) = field.filter(|f| is_scalar(f.value)) {
-                out.push((f.name, f.value));
+                out.push((f.name(), f.value));
             }
         }
         out
@@ -374,7 +419,7 @@ impl<'a> FieldCursor<'_, 'a> {
         if let Some(n) = self.tree.nodes.get(at)
             && at < self.end
             && n.role == Role::Field
-            && same_name(n.name, name)
+            && same_name(n.name(), name)
         {
             self.at.set(n.next as usize);
             return Some(at);
@@ -481,14 +526,12 @@ mod spare_tests {
     #[test]
     fn a_cursor_finds_what_field_finds_in_any_order() {
         let node = |name, role, depth, next| Node {
-            name,
+            label: label(name, "int32", ""),
             index: None,
-            ty: "int32",
             value: Value::Int(next as i64),
             prefix: Prefix::None,
             offset: 0,
             len: 0,
-            about: "",
             role,
             depth,
             next,
@@ -527,14 +570,12 @@ mod spare_tests {
         let text = String::from("borrowed");
         let mut nodes = spare_nodes();
         nodes.push(Node {
-            name: "n",
+            label: const { &Label::new("n", "string", "") },
             index: None,
-            ty: "string",
             value: Value::Str(Some(text.as_str())),
             prefix: Prefix::None,
             offset: 0,
             len: 0,
-            about: "",
             role: Role::Field,
             depth: 0,
             next: 1,

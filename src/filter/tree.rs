@@ -53,7 +53,7 @@ fn field(
     let Some(n) = tree.nodes.get(c) else {
         return ControlFlow::Continue(());
     };
-    chain.push(n.name);
+    chain.push(n.name());
     let mut flow = ControlFlow::Continue(());
     if path.matches(chain) {
         flow = emit(tree, c, each);

@@ -177,15 +177,8 @@ impl Framer {
         if self.kind == Kind::Request && !cut {
             if let Some((corr, field)) = request_ident(data) {
                 match &mut self.last {
-                    Some((c, f)) => {
-                        *c = corr;
-                        // Clients vary the field: its buffer is reused, not made anew.
-                        if f.as_slice() != field {
-                            f.clear();
-                            f.extend_from_slice(field);
-                        }
-                    }
-                    None => self.last = Some((corr, field.to_vec())),
+                    Some((c, f)) if f.as_slice() == field => *c = corr,
+                    _ => self.last = Some((corr, field.to_vec())),
                 }
             }
         }

@@ -805,12 +805,12 @@ fn tiny_records_cannot_expand_into_unbounded_memory() {
     let t = decode_tree(&f, &opts());
     let nodes = t.nodes(&f, 0, 0, 0);
     assert_eq!(
-        nodes.iter().filter(|n| n.node.name == "Record").count(),
+        nodes.iter().filter(|n| n.node.name() == "Record").count(),
         tree::TREE_MAX_RECORDS
     );
     let om = nodes
         .iter()
-        .find(|n| n.node.name == "RecordsOmitted")
+        .find(|n| n.node.name() == "RecordsOmitted")
         .unwrap();
     assert_eq!(om.node.value, crate::codec::Value::Int(190_000));
 }
@@ -888,7 +888,7 @@ fn tree_nodes_are_byte_exact() {
     let nodes = t.nodes(&f, base, 3, 50);
     let root = &nodes[0].node;
     assert_eq!(
-        (root.name, root.index, root.offset, root.len as usize),
+        (root.name(), root.index, root.offset, root.len as usize),
         ("RecordBatch", Some(0), base, f.len())
     );
     assert_eq!(root.depth, 3);
@@ -897,8 +897,8 @@ fn tree_nodes_are_byte_exact() {
     for n in nodes.iter().map(|n| &n.node) {
         let bytes = &f[(n.offset - base) as usize..(n.offset - base + n.len) as usize];
         match n.value {
-            crate::codec::Value::Bytes(Some(b)) => assert_eq!(b, bytes, "{}", n.name),
-            crate::codec::Value::Str(Some(s)) if n.name == "Key" => assert_eq!(s.as_bytes(), bytes),
+            crate::codec::Value::Bytes(Some(b)) => assert_eq!(b, bytes, "{}", n.name()),
+            crate::codec::Value::Str(Some(s)) if n.name() == "Key" => assert_eq!(s.as_bytes(), bytes),
             _ => {}
         }
         assert!(n.next as usize > nodes.iter().position(|m| &m.node == n).unwrap() + 50);
@@ -907,7 +907,7 @@ fn tree_nodes_are_byte_exact() {
         nodes
             .iter()
             .map(|n| &n.node)
-            .filter(|n| n.name == name)
+            .filter(|n| n.name() == name)
             .nth(nth)
             .unwrap()
             .clone()
@@ -934,11 +934,11 @@ fn tree_nodes_are_byte_exact() {
         Entry::Batch(b) => b.payload.clone().unwrap(),
         _ => unreachable!(),
     };
-    let recs: Vec<_> = nodes.iter().filter(|n| n.node.name == "Record").collect();
+    let recs: Vec<_> = nodes.iter().filter(|n| n.node.name() == "Record").collect();
     assert_eq!(recs.len(), 3);
     assert!(
         recs.iter()
-            .all(|r| r.decompressed && r.node.about.contains("decompressed"))
+            .all(|r| r.decompressed && r.node.about().contains("decompressed"))
     );
     assert_eq!(recs[0].node.offset, 0);
     assert_eq!(
@@ -947,7 +947,7 @@ fn tree_nodes_are_byte_exact() {
     );
     let comp = nodes
         .iter()
-        .find(|n| n.node.name == "CompressedRecords")
+        .find(|n| n.node.name() == "CompressedRecords")
         .unwrap();
     assert!(!comp.decompressed);
     assert_eq!(comp.node.offset, base + 61);
@@ -964,7 +964,7 @@ fn tree_nodes_are_byte_exact() {
     let tree = crate::codec::Tree {
         nodes: nodes.iter().map(|n| n.node.clone()).collect(),
     };
-    let top: Vec<_> = tree.children(0).map(|i| tree.nodes[i].name).collect();
+    let top: Vec<_> = tree.children(0).map(|i| tree.nodes[i].name()).collect();
     assert_eq!(
         &top[..4],
         ["BaseOffset", "BatchLength", "PartitionLeaderEpoch", "Magic"]

@@ -9,7 +9,7 @@
 )]
 
 use super::{Entry, Options, batches};
-use crate::codec::{Node, Prefix, Role, Value};
+use crate::codec::{Label, Node, Prefix, Role, Value};
 
 /// Which buffer a node's offset is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,6 +36,8 @@ pub(crate) enum TVal {
 /// them put together at compile time ([`kind!`]).
 #[derive(Debug)]
 pub(crate) struct Kind {
+    /// The node's label when it has no description (most).
+    pub label: Label,
     pub name: &'static str,
     pub ty: &'static str,
     /// `+-- Name type = `, and for an indexed node `+-- Name[` and `] type = `.
@@ -48,6 +50,11 @@ pub(crate) struct Kind {
 macro_rules! kind {
     ($name:literal, $ty:literal) => {
         &$crate::records::tree::Kind {
+            label: $crate::codec::Label {
+                name: $name,
+                ty: $ty,
+                about: "",
+            },
             name: $name,
             ty: $ty,
             head: concat!("+-- ", $name, " ", $ty, " = "),
@@ -274,6 +281,8 @@ impl RecordsTree {
         depth: u16,
         first: u32,
     ) -> Vec<RecNode<'b>> {
+        // The labels of described nodes met so far: a batch has a few kinds of them.
+        let mut labels = Vec::new();
         self.nodes
             .iter()
             .map(|n| {
@@ -299,13 +308,17 @@ impl RecordsTree {
                     TVal::Array(c) => Value::Array(Some(c)),
                 };
                 let decompressed = n.src != Src::Wire;
-                let about =
-                    if decompressed && n.about.is_empty() && matches!(n.kind.name, "Record" | "Message")
-                    {
-                        IN_PAYLOAD
-                    } else {
-                        n.about
-                    };
+                let label = if n.about.is_empty() {
+                    match (decompressed, n.kind.name) {
+                        (true, "Record") => const { &Label::new("Record", "Record", IN_PAYLOAD) },
+                        (true, "Message") => {
+                            const { &Label::new("Message", "Message", IN_PAYLOAD) }
+                        }
+                        _ => &n.kind.label,
+                    }
+                } else {
+                    described(&mut labels, n.kind, n.about)
+                };
                 let offset = if decompressed {
                     n.offset as u32
                 } else {
@@ -313,14 +326,12 @@ impl RecordsTree {
                 };
                 RecNode {
                     node: Node {
-                        name: n.kind.name,
+                        label,
                         index: n.index,
-                        ty: n.kind.ty,
                         value,
                         prefix: Prefix::None,
                         offset,
                         len: n.len as u32,
-                        about,
                         role: if n.index.is_some() {
                             Role::Element
                         } else {
@@ -334,6 +345,22 @@ impl RecordsTree {
             })
             .collect()
     }
+}
+
+/// The label of a `kind` node described by `about`: from `seen` (the labels made so far
+/// for one field's nodes, found by address), else made once for the process.
+fn described(
+    seen: &mut Vec<(*const Kind, *const u8, &'static Label)>,
+    kind: &'static Kind,
+    about: &'static str,
+) -> &'static Label {
+    let key = (std::ptr::from_ref(kind), about.as_ptr());
+    if let Some(&(_, _, l)) = seen.iter().find(|(k, a, l)| (*k, *a) == key && l.about.len() == about.len()) {
+        return l;
+    }
+    let l = crate::codec::label(kind.name, kind.ty, about);
+    seen.push((key.0, key.1, l));
+    l
 }
 
 /// Longest description the tree shows whole, and where a longer one is cut

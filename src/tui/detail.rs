@@ -122,7 +122,7 @@ impl Detail {
                 while stack.last().is_some_and(|(d, _)| *d >= depth) {
                     stack.pop();
                 }
-                let mut own = n.name.to_string();
+                let mut own = n.name().to_string();
                 if let Some(i) = n.index {
                     let _ = write!(own, "[{i}]");
                 }
@@ -252,7 +252,7 @@ fn record_lines(lines: &mut Vec<Line>, field: &Node<'_>, data: &[u8], field_path
         while stack.last().is_some_and(|(d, _, _)| *d >= depth) {
             stack.pop();
         }
-        let mut own = n.name.to_string();
+        let mut own = n.name().to_string();
         if let Some(i) = n.index {
             let _ = write!(own, "[{i}]");
         }
@@ -265,7 +265,7 @@ fn record_lines(lines: &mut Vec<Line>, field: &Node<'_>, data: &[u8], field_path
         };
         stack.push((depth, path.clone(), wire_at));
         let raw = match n.value {
-            Value::Bytes(Some(b)) if matches!(n.name, "Key" | "Value") => Some(b.to_vec()),
+            Value::Bytes(Some(b)) if matches!(n.name(), "Key" | "Value") => Some(b.to_vec()),
             _ => None,
         };
         let mut label = String::new();
@@ -284,12 +284,12 @@ fn record_lines(lines: &mut Vec<Line>, field: &Node<'_>, data: &[u8], field_path
                     "decompressed bytes [0x{:04x}, {}B] of the batch's records",
                     n.offset, n.len
                 );
-                match n.about {
+                match n.about() {
                     "" | crate::records::tree::IN_PAYLOAD => at,
                     about => format!("{about}; {at}"),
                 }
             } else {
-                n.about.to_string()
+                n.about().to_string()
             },
             offset: wire_at,
             len: if r.decompressed { 0 } else { n.len as usize },
@@ -304,7 +304,7 @@ fn record_lines(lines: &mut Vec<Line>, field: &Node<'_>, data: &[u8], field_path
 
 fn alarming(n: &Node<'_>) -> bool {
     n.role == Role::Field
-        && n.name.ends_with("ErrorCode")
+        && n.name().ends_with("ErrorCode")
         && matches!(n.value, Value::Int(c) if c != 0)
 }
 

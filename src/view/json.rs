@@ -44,7 +44,7 @@ fn write_object(out: &mut Vec<u8>, tree: &Tree<'_>, i: usize, named: &[(usize, &
         let Some(n) = tree.nodes.get(c) else { continue };
         match n.role {
             // Values kwire derives (`_sasl_user`…) are not fields the encoder takes.
-            Role::Field if raw && n.name.starts_with('_') => {}
+            Role::Field if raw && n.name().starts_with('_') => {}
             Role::Field => member(out, tree, c, &mut first, named, raw),
             Role::TaggedFields => {
                 for t in tree.children(c) {
@@ -95,7 +95,7 @@ fn member(
         out.push(b',');
     }
     *first = false;
-    string(out, n.name);
+    string(out, n.name());
     out.push(b':');
     write_value(out, tree, c, named, raw);
     // Added by kwire, not on the wire: hence the `_` (see the contract).

@@ -11,13 +11,13 @@ const SUMMARY_PARTITIONS: usize = 4;
 
 /// Whether node `n` is a `records` field holding bytes.
 pub fn is_records(n: &Node<'_>) -> bool {
-    n.ty == "records" && matches!(n.value, Value::Bytes(_))
+    n.ty() == "records" && matches!(n.value, Value::Bytes(_))
 }
 
 /// The bytes of a `records` node's data (after its length prefix).
 pub fn data<'a>(n: &Node<'a>) -> Option<&'a [u8]> {
     match n.value {
-        Value::Bytes(b) if n.ty == "records" => b,
+        Value::Bytes(b) if n.ty() == "records" => b,
         _ => None,
     }
 }
@@ -175,14 +175,12 @@ mod tests {
         len: u32,
     ) -> Node<'a> {
         Node {
-            name,
+            label: crate::codec::label(name, ty, ""),
             index,
-            ty,
             value,
             prefix: Prefix::None,
             offset,
             len,
-            about: "",
             role,
             depth,
             next,

@@ -88,7 +88,7 @@ pub fn write_line(out: &mut String, r: &Record<'_>) {
 pub fn write_line_colored(out: &mut String, r: &Record<'_>) {
     let error = r.msg.tree.nodes.iter().any(|n| {
         n.role == Role::Field
-            && n.name.ends_with("ErrorCode")
+            && n.name().ends_with("ErrorCode")
             && matches!(n.value, Value::Int(c) if c != 0)
     });
     write_line_with(out, r, Some(error));

@@ -149,7 +149,7 @@ fn line(out: &mut String, prefix: Option<&str>, tree: &Tree<'_>, i: usize, at: &
             out.push_str(" elements follow");
         }
         (Role::Length, _) => out.push_str(" null array"),
-        _ => push_about(out, n.about),
+        _ => push_about(out, n.about()),
     }
     out.push('\n');
 }
@@ -198,7 +198,7 @@ fn about_text(n: &Node<'_>, version: Option<i64>) -> Cow<'static, str> {
             Value::Array(Some(c)) => format!("{c} elements follow").into(),
             _ => "null array".into(),
         },
-        _ => Cow::Borrowed(n.about),
+        _ => Cow::Borrowed(n.about()),
     }
 }
 
@@ -219,9 +219,9 @@ pub fn topic_note(out: &mut String, name: &str) {
 pub fn label(out: &mut String, n: &Node<'_>) {
     match n.role {
         Role::Message => {
-            out.push_str(n.name);
+            out.push_str(n.name());
             out.push(' ');
-            out.push_str(n.ty);
+            out.push_str(n.ty());
             if let Value::Int(v) = n.value {
                 out.push_str(" v");
                 push_int(out, v);
@@ -229,11 +229,11 @@ pub fn label(out: &mut String, n: &Node<'_>) {
             return;
         }
         Role::Frame => {
-            out.push_str(n.name);
+            out.push_str(n.name());
             return;
         }
         Role::Header => {
-            out.push_str(n.name);
+            out.push_str(n.name());
             if let Value::Int(v) = n.value {
                 out.push_str(" v");
                 push_int(out, v);
@@ -241,20 +241,20 @@ pub fn label(out: &mut String, n: &Node<'_>) {
             return;
         }
         Role::Body => {
-            out.push_str(n.name);
+            out.push_str(n.name());
             out.push_str(" struct");
             return;
         }
         _ => {}
     }
-    out.push_str(n.name);
+    out.push_str(n.name());
     if let Some(i) = n.index {
         out.push('[');
         push_int(out, i);
         out.push(']');
     }
     out.push(' ');
-    out.push_str(n.ty);
+    out.push_str(n.ty());
     out.push_str(" = ");
     value(out, n);
 }
@@ -319,7 +319,7 @@ pub fn value(out: &mut String, n: &Node<'_>) {
             }
             prefix_note(out, n.prefix, s.map(str::len));
         }
-        (_, Value::Bytes(Some(b))) if n.ty == "records" => {
+        (_, Value::Bytes(Some(b))) if n.ty() == "records" => {
             // What the batch headers say, without decompressing.
             crate::records::summary::Totals::of(b).push_description(out);
             prefix_note(out, n.prefix, Some(b.len()));
@@ -365,10 +365,10 @@ fn hex(out: &mut String, b: &[u8]) {
 /// Names for numbers that have them: API keys, and non-zero error codes.
 fn int_note(n: &Node<'_>, v: i64) -> Option<&'static str> {
     let code = i16::try_from(v).ok()?;
-    if n.name == "request_api_key" {
+    if n.name() == "request_api_key" {
         return api_name(code);
     }
-    if n.name.ends_with("ErrorCode") && code != 0 {
+    if n.name().ends_with("ErrorCode") && code != 0 {
         return error_name(code);
     }
     None
@@ -514,14 +514,12 @@ mod tests {
         fields.push(vec![0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 3, 9]);
         for data in &fields {
             let field = Node {
-                name: "Records",
+                label: const { &crate::codec::Label::new("Records", "records", "") },
                 index: None,
-                ty: "records",
                 value: Value::Bytes(Some(data)),
                 prefix: Prefix::Int32(data.len() as i32),
                 offset: 0x40,
                 len: data.len() as u32 + 4,
-                about: "",
                 role: Role::Field,
                 depth: 5,
                 next: 6,

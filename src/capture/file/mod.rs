@@ -23,8 +23,7 @@ mod pcapng;
 /// A block (or classic pcap record) larger than this is damage, not data: it
 /// bounds the buffer whatever a length field claims.
 pub const MAX_BLOCK: usize = 64 << 20;
-/// Bytes asked of the input per read. (64 KiB kept the buffer in L2, but cost up to 70
-/// instructions a message compacting it on captures of large records, for no time saved.)
+/// Bytes asked of the input per read.
 const READ_CHUNK: usize = 1 << 20;
 
 const SHB_BYTES: [u8; 4] = [0x0A, 0x0D, 0x0D, 0x0A];
@@ -365,17 +364,11 @@ impl FileReader {
     }
 
     /// The next packet; `None` at the end; after an error, `None` again.
-    #[inline(always)]
+    #[inline]
     pub fn next_packet(&mut self) -> Option<Result<Packet<'_>, CaptureError>> {
         if self.pcap_whole() {
             return self.current().map(Ok);
         }
-        self.next_general()
-    }
-
-    /// [`FileReader::next_packet`] by the general steps.
-    #[inline(never)]
-    fn next_general(&mut self) -> Option<Result<Packet<'_>, CaptureError>> {
         match self.advance()? {
             Ok(()) => self.current().map(Ok),
             Err(e) => Some(Err(e)),
@@ -414,7 +407,7 @@ impl FileReader {
     /// [`FileReader::advance`] for the common case, a classic pcap record whose bytes are
     /// all in the buffer already: the same packet, without the general path's steps. False
     /// (having changed nothing) for any other case.
-    #[inline(always)]
+    #[inline]
     fn pcap_whole(&mut self) -> bool {
         let Format::Pcap { be, nano, modified } = self.format else {
             return false;
@@ -461,7 +454,7 @@ impl FileReader {
     }
 
     /// The packet the last [`FileReader::advance`] read, if any.
-    #[inline(always)]
+    #[inline]
     pub fn current(&self) -> Option<Packet<'_>> {
         let p = self.current.as_ref()?;
         let data = self

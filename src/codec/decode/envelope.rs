@@ -98,32 +98,34 @@ impl<'a> Walker<'a> {
         let saved_key = self.api_key.replace(key);
         self.open(
             at,
-            "_inner",
+            const { &Label::new(
+                "_inner",
+                "envelope",
+                "added by kwire: the message this envelope carries",
+            ) },
             None,
-            "envelope",
             Value::None,
-            "added by kwire: the message this envelope carries",
             Role::Field,
         );
         if let Some(name) = name {
             self.leaf(
                 at,
                 at,
-                "api_name",
+                const { &Label::new("api_name", "string", "added by kwire") },
                 None,
-                "string",
                 Value::Str(Some(name)),
                 Prefix::None,
-                "added by kwire",
                 Role::Field,
             );
         }
         let result = (|| -> Res<'a, ()> {
-            self.open(data, "header", None, &hs.name, Value::None, "", Role::Field);
+            let header = super::super::tree::label("header", &hs.name, "");
+            self.open(data, header, None, Value::None, Role::Field);
             let head = layout_of(&hs.fields, hv, hs.is_flexible(hv));
             let (rest, ()) = self.fields(data, &head, TAGS_IN_HEADER, None)?;
             self.close(rest);
-            self.open(rest, "body", None, &body.name, Value::None, "", Role::Field);
+            let label = super::super::tree::label("body", &body.name, "");
+            self.open(rest, label, None, Value::None, Role::Field);
             let l = layout_of(&body.fields, v, body.is_flexible(v));
             let (rest, ()) = self.fields(rest, &l, TAGS_IN_STRUCT, None)?;
             self.close(rest);

@@ -19,23 +19,27 @@ impl<'a> Walker<'a> {
         self.leaf(
             at,
             at,
-            "_sasl_mechanism",
+            const { &Label::new(
+                "_sasl_mechanism",
+                "string",
+                "added by kwire: the SASL mechanism family these bytes follow",
+            ) },
             None,
-            "string",
             Value::Str(Some(mechanism)),
             Prefix::None,
-            "added by kwire: the SASL mechanism family these bytes follow",
             Role::Field,
         );
         self.leaf(
             user,
             user_end,
-            "_sasl_user",
+            const { &Label::new(
+                "_sasl_user",
+                "string",
+                "added by kwire: the user name inside the auth bytes",
+            ) },
             None,
-            "string",
             Value::Str(Some(name)),
             Prefix::None,
-            "added by kwire: the user name inside the auth bytes",
             Role::Field,
         );
     }

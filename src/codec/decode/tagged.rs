@@ -4,12 +4,13 @@
 use super::*;
 
 impl<'a> Walker<'a> {
-    /// The tagged-field section: a count, then (tag, size, data) triples.
+    /// The tagged-field section: a count, then (tag, size, data) triples; its node
+    /// labelled `label` (a struct's section or the header's).
     pub fn tagged_section(
         &mut self,
         i: &'a [u8],
         l: &Layout,
-        about: &'static str,
+        label: &'static Label,
         plan: Plan<'_>,
     ) -> Res<'a, ()> {
         let (mut rest, count) = self.uvarint(i)?;
@@ -17,12 +18,10 @@ impl<'a> Walker<'a> {
             self.leaf(
                 i,
                 rest,
-                "tagged_fields",
+                label,
                 None,
-                "uvarint",
                 Value::Int(0),
                 Prefix::None,
-                about,
                 Role::TaggedFields,
             );
             return Ok((rest, ()));
@@ -42,22 +41,18 @@ impl<'a> Walker<'a> {
         self.build &= plan.is_none_or(|p| l.tagged.iter().any(|s| *act_at(Some(p), s.k) != Act::Skip));
         self.open(
             i,
-            "tagged_fields",
+            label,
             None,
-            "uvarint",
             Value::Int(count.into()),
-            about,
             Role::TaggedFields,
         );
         self.leaf(
             i,
             rest,
-            "count",
+            const { &Label::new("count", "uvarint", "") },
             None,
-            "uvarint",
             Value::Int(count.into()),
             Prefix::None,
-            "",
             Role::TagCount,
         );
         for _ in 0..count {
@@ -72,33 +67,27 @@ impl<'a> Walker<'a> {
                     self.build &= *act != Act::Skip;
                     self.open(
                         start,
-                        &f.name,
+                        &f.labels().tagged,
                         None,
-                        "tagged_field",
                         Value::Int(tag.into()),
-                        "",
                         Role::Tagged(tag),
                     );
                     self.leaf(
                         start,
                         r,
-                        "tag",
+                        const { &Label::new("tag", "uvarint", "") },
                         None,
-                        "uvarint",
                         Value::Int(tag.into()),
                         Prefix::None,
-                        "",
                         Role::TagMeta,
                     );
                     self.leaf(
                         r,
                         r2,
-                        "size",
+                        const { &Label::new("size", "uvarint", "") },
                         None,
-                        "uvarint",
                         Value::Int(size.into()),
                         Prefix::None,
-                        "",
                         Role::TagMeta,
                     );
                     let (left, ()) = self
@@ -114,12 +103,10 @@ impl<'a> Walker<'a> {
                 None => self.leaf(
                     start,
                     after,
-                    "unknown_tag",
+                    const { &Label::new("unknown_tag", "tagged_field", "") },
                     None,
-                    "tagged_field",
                     Value::Bytes(Some(data)),
                     Prefix::None,
-                    "",
                     Role::UnknownTagged(tag),
                 ),
             }
@@ -130,3 +117,4 @@ impl<'a> Walker<'a> {
         Ok((rest, ()))
     }
 }
+
