@@ -509,6 +509,12 @@ mod spare_tests {
     use super::*;
 
     #[test]
+    fn a_node_stays_small() {
+        // Every built field pushes one: its size is stores per field on the hot path.
+        assert!(std::mem::size_of::<Node<'_>>() <= 72);
+    }
+
+    #[test]
     fn names_compare_as_strings_do() {
         let names = [
             "", "a", "b", "ab", "abc", "abd", "Key", "Host", "Port", "Hosz", "NodeId",
