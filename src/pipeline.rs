@@ -10,7 +10,7 @@
 use crate::capture::FileStats;
 use crate::capture::{CaptureError, Packet, Source};
 use crate::codec::{self, Need};
-use crate::dissect::{Record, TlsRecord, TlsTag, VersionSource, dissect_with};
+use crate::dissect::{Record, TlsRecord, TlsTag, VersionSource};
 use crate::kafka::{Confirm, KafkaConfig, KafkaMessage, KafkaStats, Sessions};
 use crate::net::{Decoder, DefragConfig, NetStats};
 use crate::proto::Kind;
@@ -576,11 +576,11 @@ fn deliver(
         return;
     }
     // Only what the sink reads is built; the verdict counted below is a full decode's.
-    let mut r = dissect_with(f, first, &back.need);
-    r.file = carried.file;
+    // Made and decoded in place: the record is large.
+    let mut r = Record::undecoded(f, first, carried.file, carried.tls);
+    r.decode(&back.need);
     // Names known before this message; then what it teaches, for the messages after it.
     r.topic_names = back.names.see(&r.msg);
-    r.tls = carried.tls;
     back.count(Counted::of(&r));
     if sink(&r).is_break() {
         back.stopped = true;

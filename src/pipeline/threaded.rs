@@ -555,12 +555,13 @@ fn render_batch(w: &Work<'_>, batch: &mut Frames, out: &mut Output) {
     out.items.reserve(items.len());
     for (i, item) in items.iter_mut().enumerate() {
         let f = item.message(bytes, shared);
-        let mut r = dissect_with(&f, item.first, w.need);
+        // Made and decoded in place: the record is large.
+        let mut r = Record::undecoded(&f, item.first, item.file, None);
+        r.decode(w.need);
         // Kept for the caller's thread, should it dissect this one again.
         if !f.warnings.is_empty() {
             item.extra.get_or_insert_default().warnings = f.warnings;
         }
-        r.file = item.file;
         out.items.push(Done::default());
         if TopicNames::carries_ids(&r.msg) {
             waiting.push((i, r));
