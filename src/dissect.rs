@@ -111,31 +111,56 @@ pub fn dissect<'a>(f: &KafkaMessage<'a>, first_ts_ns: i64) -> Record<'a> {
 
 /// As [`dissect`], building of the body only what `need` asks for (the verdict is the same).
 pub fn dissect_with<'a>(f: &KafkaMessage<'a>, first_ts_ns: i64, need: &Need) -> Record<'a> {
-    let (api, version_source) = version_of(f.kind, f.data, f.api);
-    Record {
-        packet: f.packet,
-        ts_ns: f.ts_ns,
-        first_ts_ns,
-        conn: f.conn,
-        src: f.src,
-        dst: f.dst,
-        data: f.data,
-        wire_size: f.wire_size,
-        cut: f.cut,
-        api: f.api,
-        request_packet: f.request_packet,
-        latency_ns: f.latency_ns,
-        // Most messages have none: an empty list costs nothing to make.
-        warnings: if f.warnings.is_empty() {
-            Vec::new()
-        } else {
-            f.warnings.clone()
-        },
-        msg: decode_as(f.kind, f.data, api, need),
-        version_source,
-        file: 0,
-        topic_names: IdNames::default(),
-        tls: None,
+    let mut r = Record::undecoded(f, first_ts_ns, 0, None);
+    r.decode(need);
+    r
+}
+
+impl<'a> Record<'a> {
+    /// The record of `f`, read from file `file` and carried in `tls`, its message not
+    /// decoded yet (see [`Record::decode`]). Made where it is kept, then decoded there,
+    /// the record is not copied on its way (it is large): the per-message path.
+    #[inline]
+    pub fn undecoded(
+        f: &KafkaMessage<'a>,
+        first_ts_ns: i64,
+        file: u32,
+        tls: Option<TlsTag>,
+    ) -> Record<'a> {
+        Record {
+            packet: f.packet,
+            ts_ns: f.ts_ns,
+            first_ts_ns,
+            conn: f.conn,
+            src: f.src,
+            dst: f.dst,
+            data: f.data,
+            wire_size: f.wire_size,
+            cut: f.cut,
+            api: f.api,
+            request_packet: f.request_packet,
+            latency_ns: f.latency_ns,
+            // Most messages have none: an empty list costs nothing to make.
+            warnings: if f.warnings.is_empty() {
+                Vec::new()
+            } else {
+                f.warnings.clone()
+            },
+            msg: Message::new(f.kind),
+            version_source: None,
+            file,
+            topic_names: IdNames::default(),
+            tls,
+        }
+    }
+
+    /// Decodes the message of a [`Record::undecoded`] in place, building of the body
+    /// only what `need` asks for, inferring a response's API when its request is unknown.
+    #[inline]
+    pub fn decode(&mut self, need: &Need) {
+        let (api, source) = version_of(self.msg.kind, self.data, self.api);
+        self.version_source = source;
+        codec::decode_into(self.data, api, need, &mut self.msg);
     }
 }
 

@@ -493,20 +493,16 @@ fn lazy_agrees(c: &Codec, frame: &[u8], kind: Kind, api: (i16, i16)) -> Result<(
             let names = IdNames::default();
             let details = |m: &kwire::codec::Message<'_>, body| {
                 let mut out = String::new();
-                kwire::apis::write_details(
-                    &mut out,
-                    m.api_key,
-                    kind,
-                    &m.tree,
-                    body,
-                    &names,
-                    m.client_id,
-                );
+                kwire::apis::write_details(&mut out, m, body, &names);
                 out
             };
             let (a, b) = (details(&full, fb), details(&lean, lb));
             let ra = kwire::view::records::summary(&full.tree);
             let rb = kwire::view::records::summary(&lean.tree);
+            // The summary scans for batches only where the schema has a records field.
+            if !full.records && !ra.is_empty() {
+                return Err(format!("{}: records without a records field", what(name)));
+            }
             if (a.as_str(), ra.as_str()) != (b.as_str(), rb.as_str()) {
                 return Err(format!(
                     "{}: summary\n{b} {rb}\nfull:\n{a} {ra}",

@@ -37,7 +37,7 @@ mod tests;
 
 pub use fmt::Body;
 
-use crate::codec::{Kind, Need, NeedPath, Tree};
+use crate::codec::{Message, Need, NeedPath, Tree};
 use crate::topics::IdNames;
 use crate::view::labels;
 
@@ -54,34 +54,27 @@ pub struct Api {
     pub track: Track,
 }
 
-/// Appends the summary line's details of a decoded body to `out`: the API's own words, or
-/// the generic line (top-level scalars and error codes) for an API without a file here,
-/// then `records: …` for the `records` fields those words did not show.
-pub fn write_details<'a>(
-    out: &mut String,
-    key: Option<i16>,
-    kind: Kind,
-    tree: &Tree<'a>,
-    body: usize,
-    names: &IdNames,
-    client: Option<&'a str>,
-) {
+/// Appends the summary line's details of `m`'s decoded body (node `body`) to `out`: the
+/// API's own words, or the generic line (top-level scalars and error codes) for an API
+/// without a file here, then `records: …` for the `records` fields those words did not show.
+pub fn write_details<'a>(out: &mut String, m: &Message<'a>, body: usize, names: &IdNames) {
+    let tree = &m.tree;
     let b = Body {
-        kind,
+        kind: m.kind,
         tree,
         at: body,
         names,
-        client,
+        client: m.client_id,
         records_shown: Default::default(),
     };
     let start = out.len();
-    match key.and_then(get) {
+    match m.api_key.and_then(get) {
         Some(api) => (api.details)(&b, out),
         None => out.push_str(&generic::details(&b)),
     }
     // The batch headers' facts (records, bytes, codecs) of `records` fields the
-    // API's own words left out.
-    if !b.records_shown.get() {
+    // API's own words left out; only a schema with such a field can have any.
+    if m.records && !b.records_shown.get() {
         let mark = out.len();
         if mark > start {
             out.push_str("  ");

@@ -38,6 +38,10 @@ pub struct Message<'a> {
     /// another message, as an Envelope does): only then can the tree hold a topic id
     /// (see `crate::topics`), and the others need not be searched for one.
     pub topic_ids: bool,
+    /// Whether the body's schema, at this version, has a field of type `records` (or
+    /// carries another message): only then can the tree hold record batches, and the
+    /// others need not be searched for them.
+    pub records: bool,
 }
 
 impl Message<'_> {
@@ -56,6 +60,7 @@ impl Message<'_> {
             name: None,
             trailing: 0,
             topic_ids: false,
+            records: false,
         }
     }
 
@@ -247,6 +252,8 @@ struct Resolved {
     client_id: Option<(usize, &'static str)>,
     /// See [`Message::topic_ids`].
     topic_ids: bool,
+    /// See [`Message::records`].
+    records: bool,
     /// Where the header's ids are, for a projected decode (see [`lean_header`]).
     head_ids: Option<HeadIds>,
     /// The API's name (see [`api_name`]), and the root node's name and type.
@@ -367,6 +374,9 @@ fn resolve_further(
             topic_ids: body
                 .as_ref()
                 .is_some_and(|l| key == ENVELOPE || l.has_field("TopicId")),
+            records: body
+                .as_ref()
+                .is_some_and(|l| key == ENVELOPE || has_records(l)),
             body,
             head_ids,
             plan: message.and_then(|s| need.plan_for(s)),
@@ -401,6 +411,16 @@ fn remember_recent(t: &mut Resolutions, slot: usize, at: ResolvedKey, r: &Rc<Res
     if let Some(s) = t.recent.get_mut(slot) {
         *s = Some((at, Rc::clone(r)));
     }
+}
+
+/// Whether `l` has a field of type `records` (alone or in an array), in a struct of it
+/// or among its tagged fields: the only fields whose nodes hold record batches.
+fn has_records(l: &Layout) -> bool {
+    l.steps.iter().chain(l.tagged.iter()).any(|s| match &s.op {
+        Op::Var { p, .. } | Op::ArrayOfPrim { p, .. } => *p == Prim::Records,
+        Op::Struct { sub, .. } | Op::ArrayOfStruct { sub, .. } => has_records(sub),
+        Op::Fixed(..) => false,
+    })
 }
 
 /// The request or response header's layout at version `hv`.
@@ -566,6 +586,7 @@ fn named(
     };
     m.name = r.name;
     m.topic_ids = r.topic_ids;
+    m.records = r.records;
     r.root
 }
 
@@ -812,4 +833,54 @@ fn header_node(
         }
     }
     tree.field(h, name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::{DecodeOptions, FieldType, Search};
+
+    /// Whether a field of `fields` present at `v` is of type `records`, read from the
+    /// schema itself rather than from a layout.
+    fn schema_has_records(fields: &[Field], v: i16) -> bool {
+        fields
+            .iter()
+            .filter(|f| f.versions.contains(v))
+            .any(|f| match &f.ty {
+                FieldType::Prim(p) | FieldType::ArrayOfPrim(p) => *p == Prim::Records,
+                FieldType::Struct(sub) | FieldType::ArrayOfStruct(sub) => {
+                    schema_has_records(sub, v)
+                }
+            })
+    }
+
+    #[test]
+    fn records_flag_is_the_schemas_own_word() {
+        let loaded = Search::from_env(Vec::new()).load();
+        if loaded.schemas.sources().is_empty() {
+            assert!(std::env::var("CI").as_deref() != Ok("true"), "no kafka-clients jar");
+            eprintln!("SKIP: no kafka-clients jar");
+            return;
+        }
+        let codec = Codec::new(loaded.schemas, DecodeOptions::default());
+        let schemas = codec.schemas;
+        let mut with = Vec::new();
+        for key in schemas.api_keys().collect::<Vec<_>>() {
+            for kind in [Kind::Request, Kind::Response] {
+                for v in schemas.versions(key, kind) {
+                    let r = resolve(&codec, key, v, kind, &Need::all());
+                    let want = schemas.message(key, kind, v).is_some_and(|s| {
+                        key == ENVELOPE || schema_has_records(&s.fields, v)
+                    });
+                    assert_eq!(r.records, want, "{key} v{v} {kind:?}");
+                    if want {
+                        with.push((key, kind));
+                    }
+                }
+            }
+        }
+        // Produce's request and Fetch's response carry batches; Vote never does.
+        assert!(with.contains(&(0, Kind::Request)) && with.contains(&(1, Kind::Response)));
+        assert!(!with.iter().any(|&(k, _)| k == crate::proto::VOTE));
+    }
 }

@@ -25,7 +25,7 @@ use super::{
     RunStats, deliver,
 };
 use crate::capture::{CaptureError, Source};
-use crate::codec::{self, Need};
+use crate::codec::{self, Message, Need};
 use crate::dissect::{Record, TlsTag, dissect_with};
 use crate::kafka::KafkaMessage;
 use crate::net::{Decoder, NetStats};
@@ -317,6 +317,39 @@ impl Frame {
     }
 }
 
+impl Frame {
+    /// [`Record::undecoded`] of [`Frame::message`], made straight from the frame (a
+    /// worker's per-message path): its warnings are copied, and stay in the frame for
+    /// the caller's thread, should it dissect the message again.
+    #[inline]
+    fn record<'b>(&self, bytes: &'b [u8], shared: &'b [u8]) -> Record<'b> {
+        let bytes = if self.in_shared { shared } else { bytes };
+        Record {
+            packet: self.packet,
+            ts_ns: self.ts_ns,
+            first_ts_ns: self.first,
+            conn: self.conn,
+            src: self.src,
+            dst: self.dst,
+            data: bytes.get(self.start..self.end).unwrap_or_default(),
+            wire_size: self.wire_size,
+            cut: self.cut,
+            api: self.api,
+            request_packet: self.request_packet,
+            latency_ns: self.latency_ns,
+            warnings: match &self.extra {
+                Some(e) if !e.warnings.is_empty() => e.warnings.clone(),
+                _ => Vec::new(),
+            },
+            msg: Message::new(self.kind),
+            version_source: None,
+            file: self.file,
+            topic_names: IdNames::default(),
+            tls: None,
+        }
+    }
+}
+
 /// One batch of frames after a worker: each message's bytes, in order.
 #[derive(Default)]
 struct Output {
@@ -554,13 +587,9 @@ fn render_batch(w: &Work<'_>, batch: &mut Frames, out: &mut Output) {
     }
     out.items.reserve(items.len());
     for (i, item) in items.iter_mut().enumerate() {
-        let f = item.message(bytes, shared);
-        let mut r = dissect_with(&f, item.first, w.need);
-        // Kept for the caller's thread, should it dissect this one again.
-        if !f.warnings.is_empty() {
-            item.extra.get_or_insert_default().warnings = f.warnings;
-        }
-        r.file = item.file;
+        // Made and decoded in place: the record is large.
+        let mut r = item.record(bytes, shared);
+        r.decode(w.need);
         out.items.push(Done::default());
         if TopicNames::carries_ids(&r.msg) {
             waiting.push((i, r));
@@ -980,7 +1009,11 @@ pub(super) fn run(
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 mod tests {
-    use super::super::{Config, Hooks, RunStats, run_with};
+    use super::super::{Carried, Config, Hooks, RunStats, run_with};
+    use super::Frames;
+    use crate::kafka::KafkaMessage;
+    use crate::proto::Kind;
+    use crate::tcp::ConnId;
     use crate::capture::Source;
     use crate::capture::writer::{PcapWriter, TsPrecision};
     use crate::dissect::Record;
@@ -988,6 +1021,40 @@ mod tests {
     use crate::synth::kafka::{Coordinator, find_coordinator_request, find_coordinator_response};
     use crate::synth::{Flow, Link, frag_v4};
     use std::ops::ControlFlow;
+
+    #[test]
+    fn a_frames_record_is_the_record_of_its_message() {
+        // With warnings and without, its bytes in the batch's own or the shared buffer.
+        let data = [0u8, 0, 0, 4, 0, 10, 0, 1];
+        let shared = data.to_vec();
+        for (warnings, in_shared) in [(vec![], false), (vec!["w".to_string()], true)] {
+            let f = KafkaMessage {
+                conn: ConnId(7),
+                packet: 3,
+                ts_ns: 5,
+                src: "10.0.0.1:1".parse().unwrap(),
+                dst: "10.0.0.2:9092".parse().unwrap(),
+                kind: Kind::Response,
+                data: if in_shared { &shared } else { &data },
+                wire_size: 8,
+                cut: true,
+                api: Some((10, 1)),
+                request_packet: Some(2),
+                latency_ns: Some(9),
+                warnings: warnings.clone(),
+                stream_end: 8,
+            };
+            let mut frames = Frames::default();
+            frames.push(&f, Carried { tls: None, file: 1 }, 4, &shared);
+            let (bytes, shared, item) = (&frames.bytes, &frames.shared, &mut frames.items[0]);
+            let mut direct = item.record(bytes, shared);
+            direct.decode(&crate::codec::Need::all());
+            let mut general = Record::undecoded(&item.message(bytes, shared), 4, 1, None);
+            general.decode(&crate::codec::Need::all());
+            assert_eq!(format!("{direct:?}"), format!("{general:?}"));
+            assert_eq!(direct.warnings, warnings);
+        }
+    }
 
     /// Raw IP packets: Kafka on many connections, some requests IP-fragmented, one
     /// datagram whose last fragment never comes, a segment lost, and a UDP packet.

@@ -217,15 +217,7 @@ fn push_details(out: &mut String, r: &Record<'_>) {
         }
         return;
     };
-    apis::write_details(
-        out,
-        m.api_key,
-        m.kind,
-        &m.tree,
-        body,
-        &r.topic_names,
-        m.client_id,
-    );
+    apis::write_details(out, m, body, &r.topic_names);
 }
 
 #[cfg(test)]
