@@ -613,20 +613,85 @@ pub trait Render: Sync {
         false
     }
 
-    /// [`Render::render`] into text (asked only when [`Render::text`] says so).
+    /// [`Render::render`] into text (asked only when [`Render::text`] says so). Output
+    /// that is not UTF-8 is not altered to fit: `None`, so the caller's thread takes the
+    /// message through [`Hooks::message`].
     fn render_text(&self, r: &Record<'_>, out: &mut String) -> Option<Rendered> {
         let mut bytes = Vec::new();
         let done = self.render(r, &mut bytes)?;
-        out.push_str(&String::from_utf8_lossy(&bytes));
+        out.push_str(std::str::from_utf8(&bytes).ok()?);
         Some(done)
     }
 }
 
-/// A rendered run's buffer for one message: bytes, or text when the renderer writes text.
+/// A buffer of rendered output: bytes, or text when the renderer writes text (one of
+/// the two stays empty).
 #[derive(Default)]
 pub(crate) struct RenderBuf {
     bytes: Vec<u8>,
     text: String,
+}
+
+impl RenderBuf {
+    /// Appends `r` as `render` writes it, as text when `text` ([`Render::text`]); on
+    /// `None`, what was appended is dropped.
+    #[inline]
+    pub(crate) fn push(
+        &mut self,
+        render: &dyn Render,
+        text: bool,
+        r: &Record<'_>,
+    ) -> Option<Rendered> {
+        let start = self.len();
+        let done = if text {
+            render.render_text(r, &mut self.text)
+        } else {
+            render.render(r, &mut self.bytes)
+        };
+        if done.is_none() {
+            self.text.truncate(start);
+            self.bytes.truncate(start);
+        }
+        done
+    }
+
+    /// Bytes held.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.bytes.len() + self.text.len()
+    }
+
+    /// What is held, as bytes.
+    #[inline]
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        if self.text.is_empty() {
+            &self.bytes
+        } else {
+            self.text.as_bytes()
+        }
+    }
+
+    /// Room for `n` more bytes of whichever the renderer writes.
+    pub(crate) fn reserve(&mut self, text: bool, n: usize) {
+        if text {
+            self.text.reserve(n);
+        } else {
+            self.bytes.reserve(n);
+        }
+    }
+
+    /// Empties it, dropping its room if that grew past `keep`.
+    #[inline]
+    pub(crate) fn clear(&mut self, keep: usize) {
+        self.text.clear();
+        self.bytes.clear();
+        if self.text.capacity() > keep {
+            self.text = String::new();
+        }
+        if self.bytes.capacity() > keep {
+            self.bytes = Vec::new();
+        }
+    }
 }
 
 /// What [`Render::render`] says of a message besides its bytes.
@@ -647,25 +712,12 @@ fn rendered_sink<'h>(
 ) -> impl FnMut(&Record<'_>) -> ControlFlow<()> + 'h {
     let text = render.text();
     move |r| {
-        let done = if text {
-            buf.text.clear();
-            render.render_text(r, &mut buf.text)
-        } else {
-            buf.bytes.clear();
-            render.render(r, &mut buf.bytes)
-        };
-        let flow = match done {
-            Some(done) if text => hooks.rendered(buf.text.as_bytes(), &done),
-            Some(done) => hooks.rendered(&buf.bytes, &done),
+        let flow = match buf.push(render, text, r) {
+            Some(done) => hooks.rendered(buf.as_bytes(), &done),
             None => hooks.message(r),
         };
         // A long message's room is not kept for the next one.
-        if buf.text.capacity() > KEEP_RENDERED {
-            buf.text = String::new();
-        }
-        if buf.bytes.capacity() > KEEP_RENDERED {
-            buf.bytes = Vec::new();
-        }
+        buf.clear(KEEP_RENDERED);
         flow
     }
 }
@@ -793,4 +845,55 @@ fn run_single(
     };
     stats.capture = source.file_stats();
     (stats, end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Record, Render, RenderBuf, Rendered};
+    use crate::kafka::KafkaMessage;
+    use crate::proto::Kind;
+    use crate::tcp::ConnId;
+
+    /// Writes fixed bytes, and says it writes text without a text writer of its own.
+    struct Fixed(&'static [u8]);
+
+    impl Render for Fixed {
+        fn render(&self, _: &Record<'_>, out: &mut Vec<u8>) -> Option<Rendered> {
+            out.extend_from_slice(self.0);
+            Some(Rendered {
+                shown: true,
+                note: None,
+            })
+        }
+        fn text(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn text_is_never_made_up_from_bytes_that_are_not_utf8() {
+        let f = KafkaMessage {
+            conn: ConnId(1),
+            packet: 1,
+            ts_ns: 0,
+            src: "10.0.0.1:1".parse().unwrap(),
+            dst: "10.0.0.2:9092".parse().unwrap(),
+            kind: Kind::Request,
+            data: &[],
+            wire_size: 0,
+            cut: true,
+            api: None,
+            request_packet: None,
+            latency_ns: None,
+            warnings: Vec::new(),
+            stream_end: 0,
+        };
+        let r = Record::undecoded(&f, 0, 0, None);
+        let mut buf = RenderBuf::default();
+        assert!(buf.push(&Fixed("é\n".as_bytes()), true, &r).is_some());
+        assert_eq!(buf.as_bytes(), "é\n".as_bytes());
+        // Not UTF-8: nothing appended, and the caller's thread takes the message.
+        assert!(buf.push(&Fixed(b"\xff\n"), true, &r).is_none());
+        assert_eq!(buf.as_bytes(), "é\n".as_bytes());
+    }
 }

@@ -355,10 +355,8 @@ impl Frame {
 struct Output {
     /// The frames: for those rendered on the caller's thread, then back to the front.
     frames: Frames,
-    bytes: Vec<u8>,
-    /// The messages' text instead of `bytes`, when the renderer writes text: written there
-    /// directly (see [`Render::text`]).
-    text: String,
+    /// The messages' output, written there directly (text when [`Render::text`]).
+    out: RenderBuf,
     /// One per frame, in order.
     items: Vec<Done>,
 }
@@ -383,16 +381,10 @@ impl Output {
     fn take(&mut self, back: &mut Back, hooks: &mut dyn Hooks) {
         let Output {
             frames,
-            bytes,
-            text,
+            out: buf,
             items,
         } = self;
-        // One of the two is empty: the renderer writes text or bytes.
-        let out = if text.is_empty() {
-            bytes.as_slice()
-        } else {
-            text.as_bytes()
-        };
+        let out = buf.as_bytes();
         for (i, d) in items.drain(..).enumerate() {
             if back.stopped {
                 break;
@@ -426,14 +418,7 @@ impl Output {
             }
         }
         frames.clear();
-        bytes.clear();
-        if bytes.capacity() > KEEP_BYTES {
-            *bytes = Vec::new();
-        }
-        text.clear();
-        if text.capacity() > KEEP_BYTES {
-            *text = String::new();
-        }
+        buf.clear(KEEP_BYTES);
     }
 }
 
@@ -580,11 +565,7 @@ fn render_batch(w: &Work<'_>, batch: &mut Frames, out: &mut Output) {
     // Room for the batch's output at once, not grown (and copied) as it fills; a summary
     // line is mostly under this.
     const LINE: usize = 160;
-    if w.text {
-        out.text.reserve(items.len() * LINE);
-    } else {
-        out.bytes.reserve(items.len() * LINE);
-    }
+    out.out.reserve(w.text, items.len() * LINE);
     out.items.reserve(items.len());
     for (i, item) in items.iter_mut().enumerate() {
         // Made and decoded in place: the record is large.
@@ -595,7 +576,7 @@ fn render_batch(w: &Work<'_>, batch: &mut Frames, out: &mut Output) {
             waiting.push((i, r));
         } else {
             let done = out.items.last_mut();
-            finish(w, item, &mut r, done, (&mut out.bytes, &mut out.text));
+            finish(w, item, &mut r, done, &mut out.out);
         }
     }
     let seen = if waiting.is_empty() {
@@ -627,42 +608,31 @@ fn render_batch(w: &Work<'_>, batch: &mut Frames, out: &mut Output) {
     for (i, mut r) in waiting {
         if let Some(item) = items.get_mut(i) {
             let done = out.items.get_mut(i);
-            finish(w, item, &mut r, done, (&mut out.bytes, &mut out.text));
+            finish(w, item, &mut r, done, &mut out.out);
         }
     }
 }
 
-/// Renders one dissected message into `text` when the renderer writes text, else into
-/// `bytes`, or leaves it to the caller's thread when its output is too long to hold whole.
+/// Renders one dissected message into `out`, or leaves it to the caller's thread when its
+/// output is too long to hold whole.
 /// The record is borrowed, not moved: it is large.
 fn finish(
     w: &Work<'_>,
     item: &mut Frame,
     r: &mut Record<'_>,
     done: Option<&mut Done>,
-    (bytes, text): (&mut Vec<u8>, &mut String),
+    out: &mut RenderBuf,
 ) {
     if let Some(d) = done {
         // Taken for rendering; put back if the caller's thread renders it.
         r.tls = item.take_tls();
-        let (start, rendered) = if w.text {
-            (text.len(), w.render.render_text(r, text))
-        } else {
-            (bytes.len(), w.render.render(r, bytes))
-        };
-        match rendered {
+        let start = out.len();
+        match out.push(w.render, w.text, r) {
             Some(rendered) => {
                 d.counted = Some(Counted::of(r));
-                let end = if w.text { text.len() } else { bytes.len() };
-                (d.start, d.end, d.rendered) = (start, end, rendered);
+                (d.start, d.end, d.rendered) = (start, out.len(), rendered);
             }
             None => {
-                // What was appended is dropped (see [`Render::render`]).
-                if w.text {
-                    text.truncate(start);
-                } else {
-                    bytes.truncate(start);
-                }
                 d.names = std::mem::take(&mut r.topic_names);
                 if let Some(tls) = r.tls.take() {
                     item.extra.get_or_insert_default().tls = Some(tls);
