@@ -752,31 +752,27 @@ mod tests {
 
     #[test]
     fn integers_read_as_the_formatter_writes_them() {
-        let mut cases: Vec<i64> = (-1000..20_000).collect();
-        cases.extend([i64::MIN, i64::MAX, 999_999, 1_000_000, u32::MAX.into(), 1 << 40]);
-        for n in cases {
-            let mut out = String::from(">");
-            push_int(&mut out, n);
-            assert_eq!(out, format!(">{n}"));
+        // Each writer against `Display`, signed and unsigned, after text already there.
+        fn check(signed: &[i64], unsigned: &[u64], i: fn(&mut String, i64), u: fn(&mut String, u64)) {
+            for &n in signed {
+                let mut out = String::from(">");
+                i(&mut out, n);
+                assert_eq!(out, format!(">{n}"));
+            }
+            for &n in unsigned {
+                let mut out = String::new();
+                u(&mut out, n);
+                assert_eq!(out, n.to_string());
+            }
         }
-        for n in [0u64, 99, 100, 99_999, 100_000, u64::MAX] {
-            let mut out = String::new();
-            push_int(&mut out, n);
-            assert_eq!(out, n.to_string());
-        }
+        let mut ints: Vec<i64> = (-1000..20_000).collect();
+        ints.extend([i64::MIN, i64::MAX, 999_999, 1_000_000, u32::MAX.into(), 1 << 40]);
+        check(&ints, &[0, 99, 100, 99_999, 100_000, u64::MAX], push_int, push_int);
         let mut counts: Vec<i64> = (-1000..120_000).collect();
         counts.extend([999_999, 1_000_000, i64::from(i32::MAX), i64::MIN, i64::MAX]);
         counts.extend((0..64).map(|k| 1i64 << k));
-        for n in counts {
-            let mut out = String::from(">");
-            push_count(&mut out, n);
-            assert_eq!(out, format!(">{n}"));
-        }
-        for n in [0u64, 99, 100, 999_999, 1_000_000, u64::MAX] {
-            let mut out = String::new();
-            push_count(&mut out, n);
-            assert_eq!(out, n.to_string());
-        }
+        let unsigned = [0, 99, 100, 999_999, 1_000_000, u64::MAX];
+        check(&counts, &unsigned, push_count, push_count);
     }
 
     #[test]
