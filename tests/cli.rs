@@ -235,6 +235,32 @@ fn end_of_run_statistics_on_stderr() {
     assert!(out.stderr.contains("1 Kafka messages"), "{}", out.stderr);
 }
 
+/// A retransmission of bytes the peer had acknowledged is not compared with the first
+/// copy; the end-of-run report says how many such bytes there were.
+#[test]
+fn acknowledged_retransmissions_are_reported_as_not_compared() {
+    let mut f = flow().with_mss(10);
+    f.syn_handshake()
+        .client_send(&fc_req(1, 1, "app", "orders"))
+        .server_send(&fc_resp(1, 1, "orders", 2, "b2", 9092, 0));
+    // The request's first segment again, after the response acknowledged it.
+    f.retransmit(3);
+    let file = pcap(&[&f]);
+    let out = kwire(&["read", file.path().to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "  retransmissions: 10 bytes seen again, 10 of them not compared with the first copy"
+        ),
+        "{}",
+        out.stderr
+    );
+    // Without such bytes, no such line.
+    let clean = pcap(&[&small_flow()]);
+    let out = kwire(&["read", clean.path().to_str().unwrap()]);
+    assert!(!out.stderr.contains("retransmissions:"), "{}", out.stderr);
+}
+
 /// A stderr whose reader has gone (`kwire read F 2>&1 >/dev/null | head -1`): the notes
 /// and the end-of-run report are dropped, not a panic (exit 101).
 #[test]

@@ -83,8 +83,9 @@ pub(super) struct HalfStream {
     max_end: u64,
     /// Offset of the FIN, once seen.
     fin_off: Option<u64>,
-    /// Most recently delivered bytes, ending at next_off, kept to tell
-    /// identical retransmissions from conflicting ones.
+    /// The delivered bytes the peer has not acknowledged (at most the last
+    /// `overlap_history` of them), ending at next_off, kept to tell identical
+    /// retransmissions from conflicting ones.
     history: Ring,
 }
 
@@ -110,6 +111,20 @@ impl Ring {
         self.buf.clear();
         self.start = 0;
         self.len = 0;
+    }
+
+    /// Drops the `n` oldest bytes. Emptied, it starts again at the front of its room, so
+    /// a direction whose bytes are acknowledged as they go reuses the same few bytes of
+    /// memory rather than walking through all of its room.
+    fn drop_oldest(&mut self, n: usize) {
+        if n >= self.len {
+            self.clear();
+            return;
+        }
+        self.len -= n;
+        // While filling, the bytes lie unwrapped from `start` to the end of `buf`.
+        let size = self.room.max(self.buf.len()).max(1);
+        self.start = (self.start + n) % size;
     }
 
     fn free(&mut self) {
@@ -144,8 +159,8 @@ impl Ring {
             } else {
                 cap
             };
-            if self.buf.len() < self.room || self.start == 0 {
-                // Not wrapped: the bytes are in order already.
+            if self.start == 0 {
+                // Not wrapped and from the front: the bytes are in order already.
                 self.buf.truncate(self.len);
                 self.buf.reserve_exact(room - self.buf.len());
             } else {
@@ -320,6 +335,29 @@ impl HalfStream {
         self.max_end = self.max_end.max(self.next_off + len);
         self.deliver(ctx, payload, ctx.at);
         true
+    }
+
+    /// The peer acknowledged the bytes before `ack`: a sender retransmits only what it
+    /// has not seen acknowledged, so those bytes leave the history (as in Zeek's and
+    /// Suricata's reassembly); a retransmission of them later is counted, not compared.
+    /// An acknowledgement too far ahead to be of this stream changes nothing.
+    #[inline]
+    pub fn forget_acked(&mut self, ack: u32) {
+        let len = self.history.len() as u64;
+        if len == 0 || !self.init {
+            return;
+        }
+        let acked = self.offset_of(ack);
+        let hist_start = self.next_off - len;
+        if acked <= 0 || (acked as u64) <= hist_start {
+            return;
+        }
+        let acked = acked as u64;
+        if acked > self.next_off.saturating_add(MAX_AHEAD) {
+            return;
+        }
+        let n = acked.min(self.next_off) - hist_start;
+        self.history.drop_oldest(usize::try_from(n).unwrap_or(usize::MAX));
     }
 
     /// An ACK from the peer changes nothing here (see [`HalfStream::on_peer_ack`]).
@@ -564,24 +602,34 @@ mod ring_tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// The ring holds what a plain list of the last `cap` bytes holds.
+        /// The ring holds what a plain list of the last `cap` bytes holds, its oldest
+        /// bytes dropped as acknowledgements say.
         #[test]
         fn ring_keeps_the_last_bytes(cap in 0usize..9000,
-                                     pushes in prop::collection::vec((0usize..7000, any::<u8>(), any::<bool>()), 0..12),
+                                     ops in prop::collection::vec((0usize..7000, any::<u8>(), 0u8..4), 0..16),
                                      from in 0usize..9000) {
             let mut ring = Ring::default();
             let mut model: Vec<u8> = Vec::new();
-            for (n, b, clear) in pushes {
-                if clear && n % 5 == 0 {
-                    ring.clear();
-                    model.clear();
-                    continue;
+            for (n, b, op) in ops {
+                match op {
+                    0 if n % 5 == 0 => {
+                        ring.clear();
+                        model.clear();
+                    }
+                    1 => {
+                        // Some of the bytes, all of them, or more than it holds.
+                        let n = n % (model.len() + 2);
+                        ring.drop_oldest(n);
+                        model.drain(..n.min(model.len()));
+                    }
+                    _ => {
+                        let bytes: Vec<u8> = (0..n).map(|i| b.wrapping_add(i as u8)).collect();
+                        ring.push(cap, &bytes);
+                        model.extend_from_slice(&bytes);
+                        let keep = model.len().saturating_sub(cap);
+                        model.drain(..keep);
+                    }
                 }
-                let bytes: Vec<u8> = (0..n).map(|i| b.wrapping_add(i as u8)).collect();
-                ring.push(cap, &bytes);
-                model.extend_from_slice(&bytes);
-                let keep = model.len().saturating_sub(cap);
-                model.drain(..keep);
                 prop_assert_eq!(ring.len(), model.len());
                 prop_assert!(ring.buf.capacity() <= cap);
                 let (a, b) = ring.slices();

@@ -237,7 +237,8 @@ pub struct TcpConfig {
     pub gap_window: usize,
     /// Connections idle this long are closed (`None`: never).
     pub idle_timeout_ns: Option<u64>,
-    /// Delivered bytes kept per direction to compare retransmissions with.
+    /// Delivered bytes kept per direction to compare retransmissions with, at most: only
+    /// those the peer has not acknowledged are kept.
     pub overlap_history: usize,
 }
 
@@ -274,7 +275,8 @@ pub struct TcpStats {
     pub conflict_bytes: u64,
     /// Bytes of segments that overlapped data already seen.
     pub retransmitted_bytes: u64,
-    /// Retransmitted bytes too old to compare (beyond overlap_history).
+    /// Retransmitted bytes not compared: acknowledged by the peer already, or more than
+    /// overlap_history back.
     pub unchecked_bytes: u64,
     pub out_of_order_bytes: u64,
     /// Bytes cut by the snaplen at the delivery point, reported as gaps.
@@ -778,6 +780,9 @@ fn segment(conn: &mut TcpConn, ctx: &mut Ctx<'_>, seg: &TcpSegment<'_>) -> bool 
         && (!seg.ack_flag || other.ack_changes_nothing())
     {
         ctx.dir = dir;
+        if seg.ack_flag {
+            other.forget_acked(seg.ack);
+        }
         if this.accept_next(ctx, seg.seq, seg.payload, u64::from(seg.payload_len)) {
             // No FIN: this direction is not finished.
             return false;
@@ -801,6 +806,8 @@ fn segment(conn: &mut TcpConn, ctx: &mut Ctx<'_>, seg: &TcpSegment<'_>) -> bool 
     if seg.ack_flag {
         ctx.dir = dir.reverse();
         other.on_peer_ack(ctx, seg.ack);
+        // After the holes it skipped: bytes it delivered below the ACK are acknowledged too.
+        other.forget_acked(seg.ack);
     }
     ctx.dir = dir;
     this.accept(

@@ -329,15 +329,65 @@ fn conflict_with_buffered_data_comes_before_the_data() {
 }
 
 #[test]
+fn acknowledged_bytes_are_not_compared() {
+    let mut f = flow();
+    f.syn_handshake();
+    let (cseq, sseq) = f.next_seqs();
+    f.push_raw(true, cseq, sseq, ACK, b"0123456789");
+    f.push_raw(true, cseq + 10, sseq, ACK, b"ABCDEFGHIJ");
+    f.push_raw(true, cseq + 20, sseq, ACK, b"klmnopqrst");
+    // The server acknowledges the first 15 bytes.
+    f.push_raw(false, sseq, cseq + 15, ACK, b"");
+    // Bytes 0..10 again, other bytes: acknowledged, so counted and not compared.
+    f.push_raw(true, cseq, sseq, ACK, b"xxxxxxxxxx");
+    // Bytes 10..20 again, other bytes: 10..15 acknowledged, 15..20 compared.
+    f.push_raw(true, cseq + 10, sseq, ACK, b"ABCDEfghiJ");
+    // Bytes 20..30 again, the same: compared.
+    f.push_raw(true, cseq + 20, sseq, ACK, b"klmnopqrst");
+    let r = run(&f);
+    assert_eq!(r.sink.stream(0, Dir::AtoB), b"0123456789ABCDEFGHIJklmnopqrst");
+    assert_eq!(r.sink.conflicts(), vec![(15, 4)]);
+    let st = r.r.stats();
+    assert_eq!(st.retransmitted_bytes, 30);
+    assert_eq!(st.unchecked_bytes, 15);
+    assert_eq!(st.identical_overlaps, 1);
+    assert_eq!(st.identical_overlap_bytes, 10);
+}
+
+#[test]
+fn unacknowledged_history_is_kept_up_to_its_cap() {
+    // Only one direction captured: no ACK ever trims the history, which keeps the
+    // last `overlap_history` bytes.
+    let cap = TcpConfig::default().overlap_history;
+    let data: Vec<u8> = (0..cap + 3000).map(|i| (i % 251) as u8).collect();
+    let mut f = flow().with_mss(1000);
+    f.syn_handshake().client_send(&data);
+    let (cseq, sseq) = f.next_seqs();
+    let start = cseq.wrapping_sub(data.len() as u32);
+    // The last 1000 bytes, changed: compared, so a conflict.
+    let mut last = data[data.len() - 1000..].to_vec();
+    last[10] ^= 1;
+    f.push_raw(true, start + (data.len() - 1000) as u32, sseq, ACK, &last);
+    // The first 1000 bytes, changed: beyond the cap, so not compared.
+    let mut first = data[..1000].to_vec();
+    first[0] ^= 1;
+    f.push_raw(true, start, sseq, ACK, &first);
+    let r = run(&f);
+    assert_eq!(r.sink.stream(0, Dir::AtoB), data);
+    assert_eq!(r.sink.conflicts(), vec![((data.len() - 990) as u64, 1)]);
+    assert_eq!(r.r.stats().unchecked_bytes, 1000);
+}
+
+#[test]
 fn sequence_wraparound() {
     let msg: Vec<u8> = (0..300u32).map(|i| i as u8).collect();
     let mut f = flow().with_isn(u32::MAX - 100, u32::MAX - 3).with_mss(16);
-    f.syn_handshake().client_send(&msg).server_send(&msg);
+    f.syn_handshake().client_send(&msg);
     // Client bytes 96..112 (packet 9) straddle 2^32; move it earlier and
-    // re-send it at the end, so a segment behind the delivery point crosses
-    // the wrap.
+    // re-send it before the server acknowledges it, so a segment behind the
+    // delivery point crosses the wrap and is compared.
     f.swap(8, 9).swap(3, 12).retransmit(8);
-    f.fin();
+    f.server_send(&msg).fin();
     let r = run(&f);
     assert_eq!(r.sink.stream(0, Dir::AtoB), msg);
     assert_eq!(r.sink.stream(0, Dir::BtoA), msg);

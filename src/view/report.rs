@@ -99,6 +99,13 @@ pub fn render(s: &RunStats) -> String {
             t.peak_buffered,
             k.peak_buffered
         )?;
+        if t.unchecked_bytes > 0 {
+            writeln!(
+                e,
+                "  retransmissions: {} bytes seen again, {} of them not compared with the first copy (the peer had acknowledged them, or they lay beyond the overlap history)",
+                t.retransmitted_bytes, t.unchecked_bytes
+            )?;
+        }
         if k.tentative_confirmed + k.tentative_dropped + k.out_of_order > 0 {
             writeln!(
                 e,
