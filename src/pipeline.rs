@@ -752,6 +752,15 @@ pub trait Hooks {
     fn rendered(&mut self, _bytes: &[u8], _r: &Rendered) -> ControlFlow<()> {
         ControlFlow::Continue(())
     }
+
+    /// In a [`run_rendered`] on worker threads: `messages` in a row, each rendered whole,
+    /// shown (or empty) and without a note, as their bytes one after the other. `Some`
+    /// when taken as [`Hooks::rendered`] of each in turn would take them (`Break` stops
+    /// the run: what they count is counted); `None` (the default), having done nothing,
+    /// to be handed them one by one. Saves a call and a copy per message.
+    fn rendered_all(&mut self, _bytes: &[u8], _messages: u64) -> Option<ControlFlow<()>> {
+        None
+    }
 }
 
 /// A bare function of each message is a [`Hooks`].

@@ -174,6 +174,10 @@ struct Taken {
     /// Handed whole rather than rendered (longer than `RENDER_MAX`).
     whole: u64,
     stop_after: Option<u64>,
+    /// Takes runs of messages at once ([`Hooks::rendered_all`]) when no stop is set.
+    runs: bool,
+    /// Runs so taken.
+    taken_runs: u64,
 }
 
 impl Taken {
@@ -202,6 +206,16 @@ impl Hooks for Taken {
         self.bytes.extend_from_slice(bytes);
         self.counted()
     }
+
+    fn rendered_all(&mut self, bytes: &[u8], messages: u64) -> Option<ControlFlow<()>> {
+        if !self.runs || self.stop_after.is_some() {
+            return None;
+        }
+        self.bytes.extend_from_slice(bytes);
+        self.messages += messages;
+        self.taken_runs += 1;
+        Some(ControlFlow::Continue(()))
+    }
 }
 
 fn config(threads: usize) -> Config {
@@ -224,9 +238,20 @@ fn rendered_by(
     threads: usize,
     stop_after: Option<u64>,
 ) -> (Taken, RunStats) {
+    taken_by(render, path, threads, stop_after, false)
+}
+
+fn taken_by(
+    render: &dyn Render,
+    path: &Path,
+    threads: usize,
+    stop_after: Option<u64>,
+    runs: bool,
+) -> (Taken, RunStats) {
     let mut source = Source::open_file(path).unwrap();
     let mut taken = Taken {
         stop_after,
+        runs,
         ..Taken::default()
     };
     let (stats, end) = kwire::run_rendered(&mut source, config(threads), &mut taken, render);
@@ -255,17 +280,22 @@ fn topic_names_come_out_the_same_on_workers() {
     let t = want_stats.topics;
     assert!(t.learned > 100 && t.evicted > 50, "{t:?}");
     assert!(text.contains("(topic \"topic-") && text.contains("-g5\")"));
-    for (threads, render) in [1, 2, 3].into_iter().flat_map(|t| {
+    // Taken one by one, and in runs where the hooks can (on workers, where a message
+    // that waited for the names was rendered after the batch's others).
+    for (threads, render, runs) in [1, 2, 3].into_iter().flat_map(|t| {
         let renders: [&dyn Render; 2] = [&AllViews, &AllViewsAsText];
-        renders.map(|r| (t, r))
+        renders
+            .into_iter()
+            .flat_map(move |r| [(t, r, false), (t, r, true)])
     }) {
-        let (got, stats) = rendered_by(render, file.path(), threads, None);
+        let (got, stats) = taken_by(render, file.path(), threads, None, runs);
         let as_text = render.text();
         assert_eq!(got.whole, 0);
+        assert_eq!(got.taken_runs > 0, runs && threads > 1, "{threads} threads");
         assert_eq!(got.messages, want.messages, "{threads} threads, {as_text}");
         assert!(
             got.bytes == want.bytes,
-            "{threads} threads, {as_text}: the bytes differ"
+            "{threads} threads, {as_text}, {runs}: the bytes differ"
         );
         assert_eq!(stats.topics, want_stats.topics, "{threads} threads");
         assert_eq!(kwire::report_text(&stats), kwire::report_text(&want_stats));
@@ -318,13 +348,15 @@ fn a_long_message_is_rendered_on_the_callers_thread() {
     let file = common::pcap(&[&f]);
     let (want, _) = plain(file.path());
     assert_eq!(want.messages, 6);
-    for (threads, render) in [
-        (1, &AllViews as &dyn Render),
-        (2, &AllViews),
-        (1, &AllViewsAsText),
-        (2, &AllViewsAsText),
+    for (threads, render, runs) in [
+        (1, &AllViews as &dyn Render, false),
+        (2, &AllViews, false),
+        (2, &AllViews, true),
+        (1, &AllViewsAsText, false),
+        (2, &AllViewsAsText, false),
+        (2, &AllViewsAsText, true),
     ] {
-        let (got, _) = rendered_by(render, file.path(), threads, None);
+        let (got, _) = taken_by(render, file.path(), threads, None, runs);
         assert_eq!((got.messages, got.whole), (6, 3), "{threads} threads");
         assert!(
             got.bytes == want.bytes,

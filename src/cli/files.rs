@@ -188,4 +188,8 @@ impl Sink for Take<'_> {
         }
         self.printer.take(bytes, r.shown)
     }
+
+    fn rendered_all(&mut self, bytes: &[u8]) -> Option<ControlFlow<()>> {
+        self.printer.take_all(bytes)
+    }
 }

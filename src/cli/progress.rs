@@ -139,6 +139,11 @@ pub(crate) trait Sink {
     fn rendered(&mut self, _bytes: &[u8], _r: &Rendered) -> ControlFlow<()> {
         ControlFlow::Continue(())
     }
+
+    /// See [`Hooks::rendered_all`].
+    fn rendered_all(&mut self, _bytes: &[u8]) -> Option<ControlFlow<()>> {
+        None
+    }
 }
 
 impl<F: FnMut(&Record<'_>) -> ControlFlow<()>> Sink for F {
@@ -160,6 +165,14 @@ impl<S: Sink> Hooks for WithProgress<'_, S> {
             p.messages += 1;
         }
         self.sink.rendered(bytes, r)
+    }
+
+    fn rendered_all(&mut self, bytes: &[u8], messages: u64) -> Option<ControlFlow<()>> {
+        let flow = self.sink.rendered_all(bytes)?;
+        if let Some(p) = self.progress.as_deref_mut() {
+            p.messages += messages;
+        }
+        Some(flow)
     }
 
     fn need(&self) -> Need {

@@ -385,14 +385,35 @@ impl Output {
             items,
         } = self;
         let out = buf.as_bytes();
-        for (i, d) in items.drain(..).enumerate() {
-            if back.stopped {
-                break;
+        // Messages whose bytes lie in a row go to the hooks at once, while they take them.
+        let mut runs = true;
+        let mut i = 0;
+        while i < items.len() && !back.stopped {
+            let n = if runs { in_a_row(items.get(i..).unwrap_or_default()) } else { 0 };
+            if n > 1 {
+                let run = items.get(i..i + n).unwrap_or_default();
+                let bytes = match (run.first(), run.last()) {
+                    (Some(a), Some(z)) => out.get(a.start..z.end).unwrap_or_default(),
+                    _ => &[],
+                };
+                if let Some(flow) = hooks.rendered_all(bytes, n as u64) {
+                    for d in run {
+                        add_topics(&mut back.worker_topics, &d.topics);
+                        if let Some(c) = d.counted {
+                            back.count(c);
+                        }
+                    }
+                    back.stopped = flow.is_break();
+                    i += n;
+                    continue;
+                }
+                runs = false;
             }
-            let t = &mut back.worker_topics;
-            t.learned += d.topics.learned;
-            t.evicted += d.topics.evicted;
-            t.too_long += d.topics.too_long;
+            let Some(d) = items.get_mut(i) else {
+                break;
+            };
+            let d = std::mem::take(d);
+            add_topics(&mut back.worker_topics, &d.topics);
             let flow = match d.counted {
                 Some(c) => {
                     back.count(c);
@@ -400,6 +421,7 @@ impl Output {
                 }
                 None => {
                     let Some(item) = frames.items.get_mut(i) else {
+                        i += 1;
                         continue;
                     };
                     let f = item.message(&frames.bytes, &frames.shared);
@@ -416,10 +438,37 @@ impl Output {
             if flow.is_break() {
                 back.stopped = true;
             }
+            i += 1;
         }
+        items.clear();
         frames.clear();
         buf.clear(KEEP_BYTES);
     }
+}
+
+/// Adds what a worker's learning counted.
+fn add_topics(t: &mut TopicNamesStats, d: &TopicNamesStats) {
+    t.learned += d.learned;
+    t.evicted += d.evicted;
+    t.too_long += d.too_long;
+}
+
+/// How many of `items`, from the first, can go to [`Hooks::rendered_all`] together: each
+/// rendered on its worker, shown (or empty) and without a note, their bytes one after the
+/// other (a message that waited for the topic names was rendered after its batch's others).
+fn in_a_row(items: &[Done]) -> usize {
+    let mut at = items.first().map_or(0, |d| d.start);
+    items
+        .iter()
+        .take_while(|d| {
+            let ok = d.counted.is_some()
+                && d.rendered.note.is_none()
+                && d.start == at
+                && (d.rendered.shown || d.end == d.start);
+            at = d.end;
+            ok
+        })
+        .count()
 }
 
 /// Whose turn it is to see the topic names: batches pass in order.

@@ -379,6 +379,24 @@ impl Printer {
         self.count(written)
     }
 
+    /// Messages rendered elsewhere, shown (or empty), one after the other: what
+    /// [`Printer::take`] of each in turn prints, written at once and not copied when
+    /// long. None when they must come one by one: to stop at a limit, or to flush after
+    /// each.
+    pub fn take_all(&mut self, bytes: &[u8]) -> Option<ControlFlow<()>> {
+        if self.limit.is_some() || self.line_flush {
+            return None;
+        }
+        if self.broken {
+            return Some(ControlFlow::Break(()));
+        }
+        if write(&self.out, false, bytes).is_err() {
+            self.broken = true;
+            return Some(ControlFlow::Break(()));
+        }
+        Some(ControlFlow::Continue(()))
+    }
+
     /// The limit is reached or stdout is gone.
     #[inline]
     fn done(&self) -> bool {
@@ -421,4 +439,23 @@ fn write(out: &RefCell<Stdout>, flush: bool, bytes: &[u8]) -> io::Result<()> {
         out.write_all(bytes)?;
     }
     if flush { out.flush() } else { Ok(()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run of messages is written at once only where one by one would write the same
+    /// and stop at the same point: never with a limit to stop at, nor a flush per message.
+    #[test]
+    fn runs_go_one_by_one_with_a_limit_or_a_flush_per_message() {
+        let mut limited = Printer::new(Format::Summary, Selection::default(), Some(3), false);
+        assert_eq!(limited.take_all(b"x\n"), None);
+        let mut flushed = Printer::new(Format::Summary, Selection::default(), None, true);
+        assert_eq!(flushed.take_all(b"x\n"), None);
+        let mut gone = Printer::new(Format::Summary, Selection::default(), None, false);
+        gone.broken = true;
+        assert_eq!(gone.take_all(b"x\n"), Some(ControlFlow::Break(())));
+        assert_eq!(gone.take(b"x\n", true), ControlFlow::Break(()));
+    }
 }

@@ -23,8 +23,10 @@ mod pcapng;
 /// A block (or classic pcap record) larger than this is damage, not data: it
 /// bounds the buffer whatever a length field claims.
 pub const MAX_BLOCK: usize = 64 << 20;
-/// Bytes asked of the input per read.
-const READ_CHUNK: usize = 1 << 20;
+/// Bytes asked of the input per read (and the buffer's first size). Small enough that the
+/// bytes read are still in the core's cache (1 MiB of L2 here, shared with the rest of
+/// the reading) when they are parsed and copied on: 1 MiB read at once evicted it all.
+const READ_CHUNK: usize = 128 << 10;
 
 const SHB_BYTES: [u8; 4] = [0x0A, 0x0D, 0x0D, 0x0A];
 const IDB: u32 = 1;
