@@ -177,8 +177,16 @@ impl Framer {
         if self.kind == Kind::Request && !cut {
             if let Some((corr, field)) = request_ident(data) {
                 match &mut self.last {
-                    Some((c, f)) if f.as_slice() == field => *c = corr,
-                    _ => self.last = Some((corr, field.to_vec())),
+                    Some((c, f)) => {
+                        *c = corr;
+                        // Another client id: its buffer is reused, not freed and made again
+                        // (clients that alternate ids did both for most requests).
+                        if f.as_slice() != field {
+                            f.clear();
+                            f.extend_from_slice(field);
+                        }
+                    }
+                    None => self.last = Some((corr, field.to_vec())),
                 }
             }
         }
