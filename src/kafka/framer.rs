@@ -390,7 +390,7 @@ impl Framer {
             // Held since hunting, it may have ended in an earlier packet.
             let whole_end = view_start + (pos + total) as u64;
             let (f, t) = self.packet_of(whole_end, frame, ts_ns);
-            pairing.emit(
+            pairing.emit_inline(
                 self.message(whole, total as u64, false, notes, f, t, whole_end),
                 stats,
                 out,
@@ -478,7 +478,7 @@ impl Framer {
             let notes = std::mem::take(&mut self.notes);
             self.seen += total as u64;
             let m = self.message(whole, total as u64, false, notes, frame, ts_ns, self.seen);
-            pairing.emit(m, stats, out);
+            pairing.emit_inline(m, stats, out);
             rest = after;
         }
         (!rest.is_empty()).then_some(rest)
