@@ -332,13 +332,14 @@ impl Front {
     }
 
     /// Bytes of a connection the TLS layer knows to be plain, stamped `at`, fed to Kafka
-    /// as [`Front::event`] would hand them on (with no TLS view).
+    /// as [`Front::event`] would hand them on (with no TLS view). Generic over `out`, so
+    /// the threaded front's per-frame call to it is direct, not through a second `dyn`.
     fn plain_data(
         sessions: &mut Sessions,
         first: i64,
         (conn, dir, data): (ConnId, Dir, &[u8]),
         at: Stamp,
-        out: Emit<'_>,
+        out: &mut (impl FnMut(&KafkaMessage<'_>, Carried, i64) + ?Sized),
     ) {
         let out = &mut |f: &KafkaMessage<'_>| out(f, Carried { tls: None, file: at.file }, first);
         sessions.on_data(conn, dir, data, at.packet, at.ts_ns, out);

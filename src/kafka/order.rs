@@ -54,6 +54,8 @@ impl Queue {
 
     /// A message completed: printed now if nothing before it can still come
     /// (`hold`: the oldest packet whose bytes may still end one), else held.
+    // Once per message, mostly straight to `out`: not worth a call of its own.
+    #[inline(always)]
     pub(super) fn offer(
         &mut self,
         m: &KafkaMessage<'_>,
@@ -126,6 +128,7 @@ impl Queue {
         std::mem::take(&mut self.late)
     }
 
+    #[inline(always)]
     fn print(&mut self, m: &KafkaMessage<'_>, out: &mut dyn FnMut(&KafkaMessage<'_>)) {
         if m.packet < self.last_out {
             self.late += 1;

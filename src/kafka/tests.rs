@@ -829,3 +829,36 @@ proptest::proptest! {
         proptest::prop_assert_eq!(format!("{:?}", fast.1), format!("{:?}", general.1));
     }
 }
+
+#[test]
+fn the_last_request_is_remembered_as_client_ids_alternate() {
+    // Its buffer is reused when the client id changes: what it holds must be exactly
+    // the newest request's correlation id and client id field, shorter or longer.
+    let mut s = Sessions::new(KafkaConfig::default());
+    let conn = ConnId(1);
+    let opened = StreamEvent::Opened {
+        conn,
+        a: a(),
+        b: "10.0.0.1:9092".parse().unwrap(),
+        syn_seen: true,
+        packet: 1,
+    };
+    let mut out = |_: &KafkaMessage<'_>| {};
+    s.on_event(1, 0, opened, &mut out);
+    let ids: [Option<&[u8]>; 6] = [
+        Some(b"consumer-1"),
+        Some(b"p"),
+        Some(b"p"),
+        None,
+        Some(b"a-much-longer-client-id"),
+        Some(b""),
+    ];
+    for (i, id) in ids.into_iter().enumerate() {
+        let corr = i as i32 + 7;
+        let req = fc0(corr, id);
+        s.on_data(conn, Dir::AtoB, &req, i as u64 + 2, 0, &mut out);
+        let (_, field) = detect::request_ident(&req).unwrap();
+        let last = framer0(&s, conn).last.as_ref().unwrap();
+        assert_eq!((last.0, last.1.as_slice()), (corr, field), "request {i}");
+    }
+}

@@ -52,11 +52,18 @@ impl Pairing {
     }
 
     /// Bytes the tentative frames hold.
+    #[inline]
     pub(in crate::kafka) fn tentative_bytes(&self) -> usize {
-        // Asked twice per stream event: the common case, none, costs no iteration.
-        if self.tentative.is_empty() && self.answers.is_empty() {
+        // Asked twice per stream event: the common case, none, is answered in line.
+        if !self.has_tentative() {
             return 0;
         }
+        self.tentative_bytes_held()
+    }
+
+    /// [`Pairing::tentative_bytes`] when there are some: out of line.
+    #[inline(never)]
+    fn tentative_bytes_held(&self) -> usize {
         self.tentative
             .iter()
             .chain(&self.answers)
@@ -65,10 +72,17 @@ impl Pairing {
     }
 
     /// The oldest packet a tentative frame ends in: it may still be printed.
+    #[inline]
     pub(in crate::kafka) fn tentative_packet(&self) -> Option<u64> {
-        if self.tentative.is_empty() && self.answers.is_empty() {
+        if !self.has_tentative() {
             return None;
         }
+        self.tentative_packet_held()
+    }
+
+    /// [`Pairing::tentative_packet`] when there are some: out of line.
+    #[inline(never)]
+    fn tentative_packet_held(&self) -> Option<u64> {
         self.tentative.iter().chain(&self.answers).map(|t| t.packet).min()
     }
 
