@@ -337,10 +337,12 @@ impl HalfStream {
         true
     }
 
-    /// The peer acknowledged the bytes before `ack`: a sender retransmits only what it
-    /// has not seen acknowledged, so those bytes leave the history (as in Zeek's and
-    /// Suricata's reassembly); a retransmission of them later is counted, not compared.
-    /// An acknowledgement too far ahead to be of this stream changes nothing.
+    /// The peer acknowledged the bytes before `ack`, so they leave the history (as in
+    /// Zeek's and Suricata's reassembly). No later copy of them can matter: the receiver
+    /// had them when it acknowledged, every copy that came before was compared, and a
+    /// receiver drops what arrives again below its acknowledgement. A retransmission of
+    /// them is counted, not compared. An acknowledgement too far ahead to be of this
+    /// stream changes nothing.
     #[inline]
     pub fn forget_acked(&mut self, ack: u32) {
         let len = self.history.len() as u64;
