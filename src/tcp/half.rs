@@ -122,9 +122,8 @@ impl Ring {
             return;
         }
         self.len -= n;
-        // While filling, the bytes lie unwrapped from `start` to the end of `buf`.
-        let size = self.room.max(self.buf.len()).max(1);
-        self.start = (self.start + n) % size;
+        // Filling or wrapped, the bytes lie within `room` (never 0 while it holds bytes).
+        self.start = (self.start + n) % self.room.max(1);
     }
 
     fn free(&mut self) {

@@ -780,10 +780,11 @@ fn segment(conn: &mut TcpConn, ctx: &mut Ctx<'_>, seg: &TcpSegment<'_>) -> bool 
         && (!seg.ack_flag || other.ack_changes_nothing())
     {
         ctx.dir = dir;
-        if seg.ack_flag {
-            other.forget_acked(seg.ack);
-        }
         if this.accept_next(ctx, seg.seq, seg.payload, u64::from(seg.payload_len)) {
+            // The ACK trims only the other side's history (it releases nothing there).
+            if seg.ack_flag {
+                other.forget_acked(seg.ack);
+            }
             // No FIN: this direction is not finished.
             return false;
         }
